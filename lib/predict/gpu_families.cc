@@ -254,15 +254,21 @@ const Shape& first_array(const Shape& s) {
 
 double roundup32(double bytes) { return 32 * std::ceil(bytes / 32); }
 
+// Whether `bytes` fit in one of L2's two partitions (Hopper's L2 is split in two; an SM's reads
+// fill the near one).
+bool fits_l2_partition(double bytes, const DeviceSpec& device) {
+  return bytes <= device.on_chip_capacity_bytes / 2;
+}
+
 // Whether rows read at random from a table stay in L2: the table, and what the kernel streams
 // through L2 (its other operands and its result) while it touches the table's rows once, fit in
-// one of L2's two partitions (Hopper's L2 is split in two; an SM's reads fill the near one).
-// A 4 MiB table read 8M times stays (the held-out gathers and scatters run at the rate of their
-// streams); a 32 MiB one, touched a sector at a time past 40 MiB of stream, does not (the
-// held-out 2M-row, 16-byte-row gather and scatter run at HBM's rate for every sector).
+// one of L2's partitions. A 4 MiB table read 8M times stays (the held-out gathers and scatters
+// run at the rate of their streams); a 32 MiB one, touched a sector at a time past 40 MiB of
+// stream, does not (the held-out 2M-row, 16-byte-row gather and scatter run at HBM's rate for
+// every sector).
 bool rows_stay_in_l2(double table_bytes, double table_rows, double stream_bytes_per_row,
                      const DeviceSpec& device) {
-  return table_bytes + table_rows * stream_bytes_per_row <= device.on_chip_capacity_bytes / 2;
+  return fits_l2_partition(table_bytes + table_rows * stream_bytes_per_row, device);
 }
 
 // Seconds of an SM-bound term measured on the sweep's GPUs, on `device`.
@@ -1014,7 +1020,7 @@ std::optional<FamilyTime> column_reduction(const Instruction& i, const OpWork& w
     blocks = c->major * std::ceil(c->minor / (32.0 * vector));
     rows = std::ceil(c->reduced / 32);
   }
-  const bool in_l2 = work.hbm_read_bytes <= device.on_chip_capacity_bytes / 2;
+  const bool in_l2 = fits_l2_partition(work.hbm_read_bytes, device);
   const bool side_output = !small && writes_side_output(i, *reduce);
   const double row_s = small ? kSmallColumnRowS * (in_l2 ? 1 : kColumnRowHbmS / kColumnRowL2S)
                              : (in_l2 ? kColumnRowL2S : kColumnRowHbmS) +

@@ -1,10 +1,10 @@
 // Measured models of GPU op families whose time neither the roofline nor the GEMM table gives
 // (docs/prediction-model.md, "Op families on GPUs"): CUB radix sorts, XLA's sort kernel, the TopK
 // kernel, cuFFT, scatters (atomics), row gathers, depthwise convolutions, column reductions of few
-// blocks, and the host's share of library calls and of while loops. Each is a function of the op's shapes, types and attributes
-// with a few constants fitted to the op-family sweep measured on an H200
-// (../shared/measured/gpu_h200_opfamilies, per-op device times from its profile); the H100 sweep
-// is held out. `python3 bench/opfamilies.py --cases` prints every case's error on both.
+// blocks, and the host's share of library calls and of while loops. Each is a function of the
+// op's shapes, types and attributes with a few constants fitted to the op-family sweep measured
+// on an H200 (../shared/measured/gpu_h200_opfamilies, per-op device times from its profile); the
+// H100 sweep is held out. `python3 bench/opfamilies.py --cases` prints every case's error on both.
 #ifndef HLOROOF_LIB_PREDICT_GPU_FAMILIES_H_
 #define HLOROOF_LIB_PREDICT_GPU_FAMILIES_H_
 

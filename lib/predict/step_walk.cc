@@ -206,17 +206,22 @@ InstructionTiming time_control_flow(const Instruction& i, const TimingMap& timin
   return t;
 }
 
-// A start whose done is not in the same computation runs synchronously: the schedule cannot
-// hide what it cannot see end.
-void run_synchronously(InstructionTiming& t, CombinedModel& model) {
-  model.assume(absl::StrCat(sv(t.instruction->name()),
-                               ": no matching done in its computation; its latency is exposed"));
+// Makes start `t` an op of the compute track that takes its whole latency.
+void expose_whole(InstructionTiming& t) {
   t.role = t.collective ? Role::kCollective : Role::kOp;
   FlowTiming& flow = t.mutable_flow();
   t.time_s = flow.latency_s;
   t.roofline_time_s = flow.roofline_latency_s;
   flow.exposed_s = flow.latency_s;
   flow.stream = {};
+}
+
+// A start whose done is not in the same computation runs synchronously: the schedule cannot
+// hide what it cannot see end.
+void run_synchronously(InstructionTiming& t, CombinedModel& model) {
+  model.assume(absl::StrCat(sv(t.instruction->name()),
+                               ": no matching done in its computation; its latency is exposed"));
+  expose_whole(t);
 }
 
 // Whether the async work `start` launches (an async-start, a fusion-start or another wrapped op
@@ -243,17 +248,12 @@ void run_in_line(InstructionTiming& start, InstructionTiming& done, CombinedMode
       model.device().name,
       " async computations (fusion-start and the like, not collectives or copies) run in line "
       "on the compute stream, as in every GPU program measured"));
-  FlowTiming& flow = start.mutable_flow();
-  start.role = Role::kOp;
-  start.time_s = flow.latency_s;
-  start.roofline_time_s = flow.roofline_latency_s;
-  flow.exposed_s = flow.latency_s;
-  flow.partner = -1;
-  flow.stream = {};
+  expose_whole(start);
+  start.mutable_flow().partner = -1;
   if (model.explain()) {
     start.explanation = model.save(absl::StrCat(
         sv(start.explanation), "\n  run in line on the compute stream: its ",
-        util::general_text(flow.latency_s, 4), " s are not hidden"));
+        util::general_text(start.time_s, 4), " s are not hidden"));
   }
   done.role = Role::kFree;
   done.mutable_flow().partner = -1;
