@@ -1,5 +1,6 @@
 // `hloroof profile HLO PROFILE --device D [--json] [--top N] [--trace OUT.json]
 // [--xspace LOG_DIR]`: a measured JAX profile of a module beside its prediction, joined per HLO op.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -12,8 +13,10 @@
 #include "hloroof/predict.h"
 #include "hloroof/profile.h"
 #include "hloroof/topology.h"
+#include "hloroof/units.h"
 #include "hloroof/xspace.h"
 #include "input.h"
+#include "nlohmann/json.hpp"
 #include "hloroof/wrap.h"
 #include "hloroof/text_safety.h"
 
@@ -80,6 +83,10 @@ constexpr Flag kXSpace{
     .help = "the measured XSpace and the predicted step as two runs of one log directory "
             "(LOG_DIR/plugins/profile/{measured_RUN,predicted_DEVICE}), side by side in `xprof "
             "--logdir LOG_DIR` (docs/xspace.md)"};
+constexpr Flag kModules{.name = "--modules",
+                        .help = "list the modules the profile carries and the time each ran "
+                                "(over all its devices), the longest first, and predict "
+                                "nothing; with --json as JSON"};
 constexpr Flag kJson{.name = "--json",
                      .help = "step {measured_s, expected_s, roofline_s}, ops, unmatched, gaps, "
                              "idle_s as JSON (seconds)"};
@@ -90,7 +97,8 @@ constexpr Flag kCsv{.name = "--csv",
 // The flags and options the command takes, in the order its help lists them.
 constexpr const Flag* kFlags[] = {&kDevice, &kTopologyFlag, &kSetFlag, &kDeviceIndex,
                                   &kModule, &kTop,          &kTrace,   &kTripCountFlag,
-                                  &kXSpace, &kStepsFlag,    &kJson,    &kCsv};
+                                  &kXSpace, &kStepsFlag,    &kModules, &kJson,
+                                  &kCsv};
 
 // A cell for an optional figure: empty where the profile gives none (-1).
 std::string csv_optional(double value) { return value < 0 ? "" : csv_number(value); }
@@ -137,6 +145,9 @@ absl::StatusOr<Request> parse_request(Args args) {
   const Args& a = r.args;
   if (a.flag(kJson) && a.flag(kCsv)) {
     return absl::InvalidArgumentError("--json and --csv: one or the other");
+  }
+  if (a.flag(kModules) && a.flag(kCsv)) {
+    return absl::InvalidArgumentError("--modules lists as text or --json, not --csv");
   }
   if (a.positional.size() == 2) {
     r.hlo_path = a.positional[0];
@@ -244,6 +255,34 @@ int write_outputs(const Request& r, const Profile& profile, const LoadedModule& 
   return kExitOk;
 }
 
+// --modules: what the profile carries, the longest run first.
+int list_modules(const Request& r, const Profile& profile) {
+  const std::vector<ProfileModuleTime> modules = profile_module_times(profile);
+  if (r.shared.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const ProfileModuleTime& m : modules) {
+      list.push_back({{"name", m.name}, {"time_s", m.time_s}});
+    }
+    const nlohmann::json out = {{"profile", profile.origin}, {"modules", std::move(list)}};
+    std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return kExitOk;
+  }
+  if (modules.empty()) {
+    std::cout << printable(profile.origin) << " carries no HLO module\n";
+    return kExitOk;
+  }
+  size_t width = std::string_view("module").size();
+  for (const ProfileModuleTime& m : modules) width = std::max(width, printable(m.name).size());
+  std::cout << "profile " << printable(profile.origin) << "\n"
+            << "module" << std::string(width - 4, ' ') << "time run (over all its devices)\n";
+  for (const ProfileModuleTime& m : modules) {
+    const std::string name = printable(m.name);
+    std::cout << name << std::string(width - name.size() + 2, ' ') << format_seconds(m.time_s)
+              << "\n";
+  }
+  return kExitOk;
+}
+
 int run(const std::vector<std::string>& words) {
   int exit_code = kExitOk;
   std::optional<Args> args = parse_command_args(words, kProfileCommand, exit_code);
@@ -253,6 +292,7 @@ int run(const std::vector<std::string>& words) {
 
   absl::StatusOr<Profile> profile = read_profile(r->profile_path);
   if (!profile.ok()) return fail(profile.status());
+  if (r->args.flag(kModules)) return list_modules(*r, *profile);
   absl::StatusOr<LoadedModule> loaded = load_profiled_module(*r, *profile);
   if (!loaded.ok()) return fail(loaded.status());
   print_input_messages(*loaded);
@@ -304,6 +344,7 @@ const Command kProfileCommand = {
     "hloroof profile [HLO|DUMP_DIR] PROFILE [--device D] [--topology T] [--device-index N]\n"
     "       [--module NAME] [--json | --csv] [--top N] [--trace OUT.json] [--trip-count N]\n"
     "       [--xspace LOG_DIR [--steps N]]\n"
+    "       hloroof profile PROFILE --modules [--json]   (the modules it carries)\n"
     "       hloroof profile CAPTURE_DIR [--device D] ...   (a folder of tools/capture)",
     kFlags,
     {},

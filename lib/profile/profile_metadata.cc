@@ -96,18 +96,39 @@ std::string profile_device_type(const Profile& profile) {
   return {};
 }
 
-absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& profile,
-                                                              std::string_view name,
-                                                              std::string* note) {
+namespace {
+
+// The time each module the profile carries ran; nothing counted when it carries none.
+ModuleRunTimes module_run_times(const Profile& profile) {
   ModuleRunTimes run_times;
   for (const ProfilePlane& p : profile.planes) {
-    if (profile.module_protos.empty()) break;  // the error says so; no time to count
+    if (profile.module_protos.empty()) break;
     for (const ProfileLine& l : p.lines) {
       for (const ProfileEvent& e : l.events) run_times.add(l.name, e.name, e.duration_s);
     }
   }
-  return pick_carried_module(profile.origin, profile.module_protos, run_times, name, note,
-                             "--module");
+  return run_times;
+}
+
+}  // namespace
+
+absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& profile,
+                                                              std::string_view name,
+                                                              std::string* note) {
+  return pick_carried_module(profile.origin, profile.module_protos, module_run_times(profile),
+                             name, note, "--module");
+}
+
+std::vector<ProfileModuleTime> profile_module_times(const Profile& profile) {
+  const ModuleRunTimes run_times = module_run_times(profile);
+  std::vector<ProfileModuleTime> out;
+  for (const ProfileModuleProto& m : profile.module_protos) {
+    out.push_back({m.name, run_times.of(m.name)});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.time_s != b.time_s ? a.time_s > b.time_s : a.name < b.name;
+  });
+  return out;
 }
 
 namespace {

@@ -279,6 +279,29 @@ TEST_CASE("JAX 0.8 profiles of an AMD MI300X: the module's program, its steps, i
   }
 }
 
+TEST_CASE("profile --modules lists what a profile carries, the longest run first") {
+  const std::string path = (profiles_dir() / "mi300/jax08_gemm.xplane.pb").string();
+  const testing::CliResult text = run_cli(absl::StrCat("profile ", path, " --modules"));
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  check_width(text.out);
+  const testing::CliResult r = run_cli(absl::StrCat("profile ", path, " --modules --json"));
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json modules = nlohmann::json::parse(r.out)["modules"];
+  // Six programs named jit_dot, nine jit_broadcast_in_dim, one jit_convert_element_type; the
+  // six GEMMs ran longest, 556.8 us each (the host's 'jit_dot:XLA GPU module' events carry no
+  // program id, so each program of the name counts them all), in name order among equals.
+  REQUIRE(modules.size() == 16);
+  CHECK(modules[0]["name"] == "jit_dot(21)");
+  CHECK(modules[0]["time_s"].get<double>() == Approx(556.811e-6).epsilon(1e-4));
+  for (size_t k = 1; k < modules.size(); ++k) {
+    CHECK(modules[k]["time_s"].get<double>() <= modules[k - 1]["time_s"].get<double>());
+  }
+  CHECK(absl::StrContains(text.out, "jit_dot(21)"));
+  CHECK(absl::StrContains(text.out, "557 us"));
+  CHECK(run_cli(absl::StrCat("profile ", path, " --modules --csv")).exit_code == 2);
+}
+
 TEST_CASE("a JAX 0.6 profile whose kernels ran on GPU:7 only, and a TransformerEngine one") {
   // GPU:0 holds only memcpy events; the kernels of jit_forward_3d_conv (program 15) are on
   // GPU:7: 5 steps, cudnn-conv.1.0's 10 kernels (Im3d2Col and a GEMM per step) sum to

@@ -111,6 +111,17 @@ absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& pro
                                                               std::string_view name,
                                                               std::string* note = nullptr);
 
+// A module a profile carries and the time its executions took in the profile (seconds, over
+// all its devices; 0 when no event names it).
+struct ProfileModuleTime {
+  std::string name;  // "jit_step(12)"
+  double time_s = 0;
+};
+
+// Every module the profile carries, the longest run first (ties in name order): what
+// pick_profile_module chooses among.
+std::vector<ProfileModuleTime> profile_module_times(const Profile& profile);
+
 // The program id a profile's module name carries: "jit_f(12)" -> 12; 0 when it names none.
 uint64_t profile_program_id(std::string_view name);
 
