@@ -39,7 +39,19 @@ namespace hloroof::predict {
 // prediction-model.md shows the arithmetic). 0.87 is used for every GPU whose spec names the
 // H100 in measured_on.hbm_fraction.
 inline constexpr double kGpuHbmFraction = 0.87;
-inline constexpr char kGpuHbmFractionDevice[] = "h100";
+
+// The HBM shares measured, by the GPU they were measured on; a GPU's measured_on.hbm_fraction
+// names one of them. The MI300X's: the median, over the ten memory-bound kernels of a JAX
+// profile of elementwise programs run on one (../shared/profiles/mi300,
+// jax08_elementwise.xplane.pb), of bytes / (device time - 1 us launch overhead) / 5.3 TB/s
+// (0.52-0.83; sums and means the highest, sine and cosine the lowest); the profiles' other
+// programs are held out (docs/accuracy.md, "The ledger").
+struct GpuHbmFraction {
+  std::string_view source;
+  double fraction;
+};
+inline constexpr GpuHbmFraction kGpuHbmFractions[] = {{"h100", kGpuHbmFraction},
+                                                      {"mi300x", 0.67}};
 
 // The share of its NICs' line rate a GPU node reaches across nodes. Measured (not by us):
 // two 8-GPU A100 nodes with 4 x 200 Gb/s HDR each ran NCCL's all-reduce at 86 GB/s bus

@@ -56,10 +56,13 @@ const measured::GemmTable* table_for(const measured::DeviceTables& t, const Gemm
   return find("bf16xbf16->bf16");
 }
 
-// Whether the GPU HBM fraction applies to `device`: its measured_on.hbm_fraction names the
-// GPU it was measured on.
-bool takes_hbm_fraction(const DeviceSpec& device) {
-  return device.measured_on.hbm_fraction == kGpuHbmFractionDevice;
+// The measured HBM share `device` takes: the one of the GPU its measured_on.hbm_fraction
+// names; none where it names no GPU measured.
+std::optional<double> hbm_fraction(const DeviceSpec& device) {
+  for (const GpuHbmFraction& f : kGpuHbmFractions) {
+    if (f.source == device.measured_on.hbm_fraction) return f.fraction;
+  }
+  return std::nullopt;
 }
 
 // How the GPU HBM fraction was measured: on the device itself, or borrowed.
@@ -137,17 +140,29 @@ double table_gemm_time(absl::Span<const GemmCall> gemms, const DeviceSpec& devic
 struct KernelFloor {
   std::string_view source;  // the GPU the starts were measured on
   double elementwise_s, reduction_s;
+  std::string_view measured_by;  // what they were read off
 };
-constexpr KernelFloor kKernelFloors[] = {{"h200", 0.87e-6, 1.01e-6}, {"h100", 1.07e-6, 1.13e-6}};
+// The MI300X's: its kernels' device time less the ramp and work, in a JAX profile of
+// elementwise programs run on one (../shared/profiles/mi300, jax08_elementwise.xplane.pb):
+// two elementwise kernels (2.73 and 3.86 us, their mean) and one reduction (3.79 us); the
+// ramps are the NVIDIA GPUs'. Held out: six kernels under 6 us in the profiles' other
+// programs, 1.9-5.5 us.
+constexpr KernelFloor kKernelFloors[] = {
+    {"h200", 0.87e-6, 1.01e-6, "op-family sweeps"},
+    {"h100", 1.07e-6, 1.13e-6, "op-family sweeps"},
+    {"mi300x", 3.30e-6, 3.79e-6, "profile of elementwise programs (fitted)"}};
 constexpr double kElementwiseRampS = 0.03e-6;  // a doubling of the bytes, both GPUs
 constexpr double kReductionRampS = 0.07e-6;
 constexpr double kKernelFloorRampFromBytes = 1024;
 
 // The floor's starts for `device`: those of the GPU its measured_on.kernel_floor names, its
-// own or another's (`borrowed`); none for AMD GPUs, devices with a calibrated efficiency and a
-// GPU with no floor measured.
+// own or another's (`borrowed`); none for devices with a calibrated efficiency and a GPU with
+// no floor measured.
 const KernelFloor* kernel_floor(const DeviceSpec& device, bool& borrowed) {
-  if (!takes_gpu_families(device)) return nullptr;
+  if (device.kind != DeviceKind::kGpu || !device.gpu || device.hbm_efficiency_set ||
+      device.matmul_efficiency_set) {
+    return nullptr;
+  }
   const Source source = measured_source(device, device.measured_on.kernel_floor);
   for (const KernelFloor& f : kKernelFloors) {
     if (f.source == source.name) {
@@ -221,9 +236,10 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
   auto consider = [&terms, &model](double s, auto name) {
     if (s > terms) terms = s, model = name();
   };
+  const std::optional<double> measured_hbm = hbm_fraction(device);
   for (const RooflineTerm& t : roofline.terms) {
-    if (t.bound == Bound::kHbm && (hbm_knob || takes_hbm_fraction(device))) {
-      const double fraction = hbm_knob ? device.hbm_efficiency : kGpuHbmFraction;
+    if (t.bound == Bound::kHbm && (hbm_knob || measured_hbm)) {
+      const double fraction = hbm_knob ? device.hbm_efficiency : *measured_hbm;
       double s = t.time_s / fraction;
       // Bytes a kernel cannot move in 16-byte vectors, at the rate such kernels were measured
       // at (a calibrated share already holds them).
@@ -380,10 +396,11 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
       note_once(assumptions,
                 floor_borrowed
                     ? absl::StrCat(device.name, " small kernels: the small-kernel floor of the ",
-                                   absl::AsciiStrToUpper(sv(floor->source)),
-                                   "'s op-family sweeps, borrowed")
+                                   absl::AsciiStrToUpper(sv(floor->source)), "'s ",
+                                   sv(floor->measured_by), ", borrowed")
                     : absl::StrCat(device.name, " small kernels: the small-kernel floor "
-                                                "measured on its op-family sweeps"));
+                                                "measured on its ",
+                                   sv(floor->measured_by)));
     }
   }
   if (basis.unaligned_share > 0) out.notes.use_figure("hbm.unaligned_bandwidth");

@@ -115,6 +115,9 @@ TEST_CASE("what a device borrows is read from its file, not from its name") {
   // The small-kernel floor: the H200's own; named from the H100, borrowed.
   CHECK(load("h200").measured_on.kernel_floor == "h200");
   CHECK(load("b200").measured_on.kernel_floor == "h100");
+  // The MI300X: its own floor and HBM share, from a profile of it (gpu_expected_time.cc).
+  CHECK(load("mi300x").measured_on.kernel_floor == "mi300x");
+  CHECK(load("mi300x").measured_on.hbm_fraction == "mi300x");
   // TPUs: the fits measured on tpu7x, the host link's share on the v6e.
   CHECK(load("tpu_v5e").measured_on.tpu_fits == "tpu7x");
   CHECK(load("tpu_v5e").measured_on.host_link == "tpu_v6e");
@@ -129,7 +132,8 @@ TEST_CASE("every built-in device names where its measurements come from") {
       CHECK(m.tpu_fits == "tpu7x");
     } else {
       CHECK(!m.gemm_tables.empty());
-      CHECK(m.hbm_fraction == "h100");
+      // The H100's share, or the AMD GPU's own, measured on it.
+      CHECK(m.hbm_fraction == (name == "mi300x" ? "mi300x" : "h100"));
     }
   }
 }

@@ -1391,8 +1391,8 @@ TEST_CASE("rows that are not whole 16-byte vectors move at the unaligned rate") 
   std::string aligned = rows;
   aligned.replace(aligned.find("32768,1023"), 10, "32768,1024");
   CHECK(testing::predict(aligned, "h200").op("r").time_s == Approx(32.87e-6).epsilon(0.002));
-  // A device file without the figure models none: mi300x, 134,217,728 B / (0.87 x 5.3e12) =
-  // 29.11 us, + its per-op overhead.
+  // A device file without the figure models none: mi300x, 134,217,728 B / (0.67 x 5.3e12) =
+  // 37.80 us, + its per-op overhead.
   auto amd = testing::predict(rows, "mi300x");
   CHECK_THAT(std::string(amd.op("r").explanation()),
              !Catch::Contains("16-byte vectors"));
