@@ -228,6 +228,18 @@ void bind_profile(py::module_& m) {
       py::arg("profile"), py::arg("name"),
       "(HloProto bytes, NAME(ID), note) of the module the profile carries, as `profile` picks it");
   m.def(
+      "_profile_module_times",
+      [](const Profile& profile) {
+        py::list out;
+        for (const ProfileModuleTime& t : profile_module_times(profile)) {
+          out.append(py::make_tuple(t.name, t.time_s));
+        }
+        return out;
+      },
+      py::arg("profile"),
+      "(NAME(ID), seconds run) of every module the profile carries, the longest run first, as "
+      "`profile --modules` lists them");
+  m.def(
       "_compare_profile",
       [](const Module& module, const Prediction& prediction, const Profile& profile,
          std::string_view module_name, int device_index, const std::string& stand_in) {

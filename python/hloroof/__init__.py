@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json as _json
 import os as _os
-from typing import Any, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from . import _hloroof, _jax_objects
 from ._hloroof import (  # noqa: F401  (re-exported)
@@ -83,6 +83,7 @@ from ._results import Calibration, Comparison, ProfileComparison, Record  # noqa
 
 __all__ = [
     "parse", "cost", "predict", "memory", "advise", "calibrate", "compare", "compare_profile",
+    "profile_modules",
     "diff", "devices", "device", "resolve_device", "DeviceTarget", "Advice", "AdviceFinding",
     "AdviceEvidence", "Calibration", "Comparison", "ProfileComparison", "Record", "Analysis",
     "Diagnostics", "ParseError", "__version__",
@@ -269,6 +270,17 @@ def compare_profile(module_or_text: Optional[_Text], profile: str,
     return ProfileComparison(_json.loads(json_text), text)
 
 
+def profile_modules(profile: str) -> List[Dict[str, Any]]:
+    """The modules a profile carries and the time each ran (seconds, over all its devices), the
+    longest run first, as ``hloroof profile PROFILE --modules --json`` lists them:
+    ``[{"name": "jit_step(12)", "time_s": ...}, ...]``; each name is a `module_name` that
+    `compare_profile` takes. Where the host's events carry no program id, every program of a
+    name is listed with the name's time. Raises ValueError when the profile cannot be read."""
+    read = _hloroof._read_profile(_path_argument("profile_modules", "profile", profile))
+    return [{"name": name, "time_s": time_s}
+            for name, time_s in _hloroof._profile_module_times(read)]
+
+
 def compare(module_or_text: _Text, devices: List[Union[str, DeviceSpec]], top: int = 5,
             **options: Any) -> Comparison:
     """One module predicted on each of `devices` (as `predict` takes them), with `options`:
@@ -351,5 +363,5 @@ def resolve_device(device: Union[str, _os.PathLike, None] = None,
 
 
 # The typing names are for the annotations above, not part of the package.
-del Any, List, Optional, Union
+del Any, Dict, List, Optional, Union
 del annotations  # the __future__ import's name; the import itself stays in force

@@ -1018,6 +1018,21 @@ def test_compare_profile_chooses_as_the_command_does():
     assert any("joined jit_dot(34)" in n for n in given.notes)
 
 
+@pytest.mark.skipif(not MI300_GEMM.exists(), reason="../shared/profiles is absent")
+def test_profile_modules_lists_what_the_command_lists():
+    # The same names, times and order as `hloroof profile --modules --json`: jax08_gemm's 16
+    # programs, the six named jit_dot first; each name is one compare_profile takes.
+    listed = hloroof.profile_modules(MI300_GEMM)
+    cli = run_cli("profile", MI300_GEMM, "--modules", "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert listed == json.loads(cli.stdout)["modules"]
+    assert len(listed) == 16 and listed[0]["name"] == "jit_dot(21)"
+    first = hloroof.compare_profile(None, MI300_GEMM, module_name=listed[0]["name"])
+    assert first.step.measured_s > 0
+    with pytest.raises(ValueError):
+        hloroof.profile_modules(SOURCE / "examples" / "tpu_v5e_train_step.hlo")
+
+
 def test_the_package_lists_only_its_own_names():
     assert "annotations" not in dir(hloroof)
     assert {"predict", "parse", "compare_profile"} <= set(dir(hloroof))
