@@ -159,10 +159,7 @@ constexpr double kKernelFloorRampFromBytes = 1024;
 // own or another's (`borrowed`); none for devices with a calibrated efficiency and a GPU with
 // no floor measured.
 const KernelFloor* kernel_floor(const DeviceSpec& device, bool& borrowed) {
-  if (device.kind != DeviceKind::kGpu || !device.gpu || device.hbm_efficiency_set ||
-      device.matmul_efficiency_set) {
-    return nullptr;
-  }
+  if (device.kind != DeviceKind::kGpu || !device.gpu || takes_calibrated(device)) return nullptr;
   const Source source = measured_source(device, device.measured_on.kernel_floor);
   for (const KernelFloor& f : kKernelFloors) {
     if (f.source == source.name) {

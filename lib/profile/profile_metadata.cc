@@ -122,12 +122,9 @@ absl::StatusOr<const ProfileModuleProto*> pick_profile_module(const Profile& pro
 std::vector<ProfileModuleTime> profile_module_times(const Profile& profile) {
   const ModuleRunTimes run_times = module_run_times(profile);
   std::vector<ProfileModuleTime> out;
-  for (const ProfileModuleProto& m : profile.module_protos) {
-    out.push_back({m.name, run_times.of(m.name)});
+  for (const ProfileModuleProto* m : modules_by_run_time(profile.module_protos, run_times)) {
+    out.push_back({m->name, run_times.of(m->name)});
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.time_s != b.time_s ? a.time_s > b.time_s : a.name < b.name;
-  });
   return out;
 }
 

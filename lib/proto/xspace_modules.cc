@@ -275,6 +275,17 @@ absl::StatusOr<XSpaceModules> read_xspace_modules(std::string_view bytes,
   return out;
 }
 
+std::vector<const ProfileModuleProto*> modules_by_run_time(
+    const std::vector<ProfileModuleProto>& modules, const ModuleRunTimes& run_times) {
+  std::vector<std::pair<double, const ProfileModuleProto*>> timed;
+  for (const ProfileModuleProto& m : modules) timed.emplace_back(run_times.of(m.name), &m);
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<const ProfileModuleProto*> out;
+  for (const auto& [time, m] : timed) out.push_back(m);
+  return out;
+}
+
 absl::StatusOr<const ProfileModuleProto*> pick_carried_module(const XSpaceModules& carried,
                                                               std::string_view name,
                                                               std::string* note,
@@ -296,10 +307,7 @@ absl::StatusOr<const ProfileModuleProto*> pick_carried_module(
   auto time_of = [&](const ProfileModuleProto& m) { return run_times.of(m.name); };
   // The modules that ran longest first, at most 6 named.
   auto listing = [&] {
-    std::vector<const ProfileModuleProto*> order;
-    for (const ProfileModuleProto& m : modules) order.push_back(&m);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](auto* a, auto* b) { return time_of(*a) > time_of(*b); });
+    const std::vector<const ProfileModuleProto*> order = modules_by_run_time(modules, run_times);
     std::vector<std::string> names;
     for (size_t k = 0; k < order.size() && k < 6; ++k) {
       names.push_back(absl::StrCat(order[k]->name, " ", format_seconds(time_of(*order[k]))));

@@ -82,6 +82,11 @@ absl::StatusOr<const ProfileModuleProto*> pick_carried_module(
     const ModuleRunTimes& run_times, std::string_view name, std::string* note,
     std::string_view module_option);
 
+// `modules` by the time they ran, the longest first; equal times in their given order (a
+// profile's are in name order): the order pick_carried_module lists them in.
+std::vector<const ProfileModuleProto*> modules_by_run_time(
+    const std::vector<ProfileModuleProto>& modules, const ModuleRunTimes& run_times);
+
 // "jit_step(12)" -> "jit_step"; "jit_step:XLA GPU module" -> "jit_step".
 std::string_view profile_base_name(std::string_view name);
 // "jit_step(12)" -> "12"; "" without an id.
