@@ -37,6 +37,7 @@ constexpr NamePair kGpuKinds[] = {
     {"nvidia a100-sxm4-80gb", "a100"}, {"nvidia h100 80gb hbm3", "h100"},
     {"nvidia h200", "h200"},           {"nvidia b200", "b200"},
     {"nvidia gb200", "gb200"},           {"amd instinct mi300x", "mi300x"},
+    {"amd instinct mi325x", "mi325x"},
 };
 // Other models of a built-in GPU, by the code in their name (longest codes first).
 constexpr NamePair kGpuCodes[] = {
@@ -487,11 +488,12 @@ KindDevice device_for_kind(std::string_view kind) {
       if (wanted.find(code) != std::string::npos) return {std::string(device), "gpu", false};
     }
   }
-  // Every MI300X names itself so ("AMD Instinct MI300X", "... MI300X VF" on cloud VMs).
+  // Every MI300X and MI325X names itself so ("AMD Instinct MI300X", "... MI300X VF" on cloud VMs).
   // ROCm's profile planes name no model, only the GFX version and compute units (the profile
   // reader writes "AMD GPU, compute capability 9.4, 304 compute units"): 9.4 with 304 CUs is an
   // MI300X, or an MI325X, which has more and faster HBM (the MI300A has 228 CUs).
   if (gpu_vendor && wanted.find("mi300x") != std::string::npos) return {"mi300x", "gpu", true};
+  if (gpu_vendor && wanted.find("mi325x") != std::string::npos) return {"mi325x", "gpu", true};
   if (gpu_vendor && wanted.find("compute capability 9.4, 304 compute units") != std::string::npos) {
     return {"mi300x", "gpu", false};
   }

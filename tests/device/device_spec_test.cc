@@ -25,7 +25,8 @@ DeviceSpec load(std::string_view name) {
 TEST_CASE("every built-in device spec loads and cites a source for every figure") {
   const std::vector<std::string> names = builtin_device_names();
   for (const char* expected : {"tpu_v2", "tpu_v3", "tpu_v4", "tpu_v5e", "tpu_v5p", "tpu_v6e",
-                               "tpu7x", "a100", "h100", "h200", "b200", "gb200", "mi300x"}) {
+                               "tpu7x", "a100", "h100", "h200", "b200", "gb200", "mi300x",
+                               "mi325x"}) {
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
   REQUIRE(std::is_sorted(names.begin(), names.end()));
@@ -118,6 +119,18 @@ TEST_CASE("built-in figures are those of data/hardware/*.json, per JAX device") 
   CHECK(mi300x.gpu->compute_capability_major == 9);
   CHECK(mi300x.gpu->compute_capability_minor == 4);
   CHECK_FALSE(mi300x.gpu->xla_sol.has_value());
+  // The MI325X: the MI300X's compute dies and links, 256 GB of HBM3E at 6 TB/s, and its own
+  // plateau, AMD's measured bf16 GEMM (843 TFLOP/s) over the 1307.4 TFLOP/s peak: 0.6448.
+  DeviceSpec mi325x = load("mi325x");
+  CHECK(mi325x.gpu->vendor == GpuVendor::kAmd);
+  CHECK(*mi325x.matrix_peak(PrimitiveType::kBF16) == *mi300x.matrix_peak(PrimitiveType::kBF16));
+  CHECK(mi325x.vector_flops_per_s == mi300x.vector_flops_per_s);
+  CHECK(mi325x.hbm_bandwidth == 6e12);
+  CHECK(mi325x.hbm_capacity_bytes == 2.56e11);
+  REQUIRE(mi325x.gemm_plateau.has_value());
+  CHECK(*mi325x.gemm_plateau == Approx(843 / 1307.4).epsilon(1e-3));
+  CHECK(mi325x.gpu->nvlink_bandwidth == mi300x.gpu->nvlink_bandwidth);
+  CHECK(mi325x.gpu->compute_capability_minor == 4);
 }
 
 TEST_CASE("figures reproduce the scaling book's critical intensities and batch sizes") {

@@ -71,6 +71,7 @@ TEST_CASE("JAX device kinds name their device") {
       {"NVIDIA H200", "h200"},    {"NVIDIA B200", "b200"},
       {"NVIDIA GB200", "gb200"},  {"tpu v5 LITE", "tpu_v5e"},
       {"AMD Instinct MI300X", "mi300x"}, {"AMD Instinct MI300X VF", "mi300x"},
+      {"AMD Instinct MI325X", "mi325x"},
   };
   for (const auto& [kind, name] : kinds) {
     INFO(kind);

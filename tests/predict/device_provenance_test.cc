@@ -118,6 +118,9 @@ TEST_CASE("what a device borrows is read from its file, not from its name") {
   // The MI300X: its own floor and HBM share, from a profile of it (gpu_expected_time.cc).
   CHECK(load("mi300x").measured_on.kernel_floor == "mi300x");
   CHECK(load("mi300x").measured_on.hbm_fraction == "mi300x");
+  // The MI325X (the MI300X's dies, HBM3E) borrows both: none of its kernels is measured.
+  CHECK(load("mi325x").measured_on.kernel_floor == "mi300x");
+  CHECK(load("mi325x").measured_on.hbm_fraction == "mi300x");
   // TPUs: the fits measured on tpu7x, the host link's share on the v6e.
   CHECK(load("tpu_v5e").measured_on.tpu_fits == "tpu7x");
   CHECK(load("tpu_v5e").measured_on.host_link == "tpu_v6e");
@@ -132,8 +135,9 @@ TEST_CASE("every built-in device names where its measurements come from") {
       CHECK(m.tpu_fits == "tpu7x");
     } else {
       CHECK(!m.gemm_tables.empty());
-      // The H100's share, or the AMD GPU's own, measured on it.
-      CHECK(m.hbm_fraction == (name == "mi300x" ? "mi300x" : "h100"));
+      // The H100's share, or for AMD GPUs the one measured on an MI300X.
+      const bool amd = load(name).gpu->vendor == GpuVendor::kAmd;
+      CHECK(m.hbm_fraction == (amd ? "mi300x" : "h100"));
     }
   }
 }

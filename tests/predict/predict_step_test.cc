@@ -478,6 +478,10 @@ ENTRY e {
   const auto mi300x = predict(kRowMax, "mi300x");
   CHECK(mi300x.op("r").time_s == Approx(3.79e-6 + ramp + 1048708 / 5.3e12).epsilon(1e-4));
   CHECK(mi300x.op("r").model() == "small-kernel floor (measured)");
+  // The MI325X borrows the MI300X's starts; its bytes move at its own 6 TB/s.
+  const auto mi325x = predict(kRowMax, "mi325x");
+  CHECK(mi325x.op("r").time_s == Approx(3.79e-6 + ramp + 1048708 / 6e12).epsilon(1e-4));
+  CHECK(mi325x.op("r").model() == "small-kernel floor (measured on mi300x, borrowed)");
   // Without the per-op cost (the roofline alone), no floor.
   CHECK(predict(kRowMax, "h200", no_overhead()).op("r").time_s < 1e-6);
 }
