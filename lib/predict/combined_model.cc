@@ -116,6 +116,17 @@ void set_bound_of(const ComputationTiming& c, InstructionTiming& t) {
 
 }  // namespace
 
+uint8_t CombinedModel::host_direction(const Computation& c) const {
+  double read = 0, written = 0;
+  for (const Instruction* i : c.instructions()) {
+    if (const InstructionCost* r = in_.cost.find(i)) {
+      read += r->cost.padded_read.host;
+      written += r->cost.padded_written.host;
+    }
+  }
+  return read >= written ? kHostToDevice : kDeviceToHost;
+}
+
 absl::StatusOr<InstructionTiming> CombinedModel::time_instruction(const Instruction& i,
                                                                   const TimingMap& timings) {
   InstructionTiming t;
@@ -219,6 +230,10 @@ absl::Status CombinedModel::time_async_start(const Instruction& i, const Instruc
     t.hbm_s = it->second.hbm_s;
     flow.async_computation = wrapped;
     set_bound_of(it->second, t);
+    // An async computation that moves data over the host link (libtpu's async dynamic-slice
+    // from host memory, dynamic-update-slice into it) queues on the link's direction as a
+    // host-offload copy does.
+    if (t.resource == Bound::kHost) flow.queue = host_direction(*wrapped);
     t.model = roofline_walk() ? "roofline" : "the wrapped computation's ops";
     if (explain()) {
       explanation.assign(save(

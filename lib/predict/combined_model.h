@@ -159,6 +159,9 @@ class CombinedModel {
   // computation's instructions in that order, so the record after the last one found is
   // tried first, and the index only when it is not `i`'s (a lookup that misses the cache
   // for each instruction, where the next record is most often in it already).
+  // The direction of the host link an async computation's host bytes take: kHostToDevice
+  // when it reads more host memory than it writes, else kDeviceToHost.
+  uint8_t host_direction(const Computation& c) const;
   const InstructionCost* cost_of(const Instruction& i) {
     const std::vector<InstructionCost>& records = in_.cost.instructions;
     if (next_cost_ < records.size() && records[next_cost_].instruction == &i) {

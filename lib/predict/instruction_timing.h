@@ -43,7 +43,8 @@ struct FlowTiming {
   std::string_view stream;
   int64_t partner = -1;  // index of the other op of the pair in its computation; -1 unpaired
   // The engine the work queues on (ScheduledEvent::queue): 0 none; kHostToDevice or
-  // kDeviceToHost for a host-offload copy, one at a time on its direction of the host link.
+  // kDeviceToHost for a host-offload copy or an async computation that moves host bytes, one
+  // at a time on its direction of the host link.
   uint8_t queue = 0;
   double queued_s = 0;  // how long the work waited for its engine (AsyncPairTiming)
   double hidden_s = 0;

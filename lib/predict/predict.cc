@@ -459,8 +459,11 @@ void gather_ops(const Module& module, predict::TimingMap& timings,
       // The step's breakdown counts every op, whether it gets a record or not.
       const double total_time_s = t.time_s * m;
       if (partner >= 0 && t.role == Role::kAsyncStart) {
+        // The work hidden: its latency less the wait its done exposes (the wait falls on the
+        // work's end first; a queued pair's time in its queue is no work of its own).
+        const double hidden_s = std::max(0.0, t.flow().latency_s - t.flow().exposed_s);
         (t.bound == BoundBy::kCollective ? p.breakdown.collective_hidden_s
-                                         : p.breakdown.async_hidden_s) += t.flow().hidden_s * m;
+                                         : p.breakdown.async_hidden_s) += hidden_s * m;
       }
       switch (t.bound) {
         case BoundBy::kCompute:

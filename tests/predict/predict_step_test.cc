@@ -808,6 +808,63 @@ ENTRY e {
   CHECK(said);
 }
 
+TEST_CASE("async computations that move host bytes queue on the host link too") {
+  // libtpu's host offload as async computations: two dynamic-slices of a row (4 MiB) from a
+  // host buffer (S(5)) and one dynamic-update-slice of a row into one, started together. Each
+  // moves its row over the host link (262 us at 1.6e10 B/s, as a copy's); the slices queue on
+  // the way in (0-262, 262-524 us), the update runs beside them on the way out. Unqueued, the
+  // three would run at the link's full rate at once and the step would end at 262 us.
+  auto p = predict(R"(HloModule m, is_scheduled=true
+slice0 {
+  h = f32[4,1048576]{1,0:S(5)} parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  ROOT s = f32[1,1048576] dynamic-slice(h, i, z), dynamic_slice_sizes={1,1048576}
+}
+slice1 {
+  h = f32[4,1048576]{1,0:S(5)} parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  ROOT s = f32[1,1048576] dynamic-slice(h, i, z), dynamic_slice_sizes={1,1048576}
+}
+store {
+  h = f32[4,1048576]{1,0:S(5)} parameter(0)
+  u = f32[1,1048576] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT s = f32[4,1048576]{1,0:S(5)} dynamic-update-slice(h, u, i, z)
+}
+ENTRY e {
+  h = f32[4,1048576]{1,0:S(5)} parameter(0)
+  g = f32[4,1048576]{1,0:S(5)} parameter(1)
+  u = f32[1,1048576] parameter(2)
+  i = s32[] parameter(3)
+  in0 = ((f32[4,1048576]{1,0:S(5)}, s32[]), f32[1,1048576], u32[]) async-start(h, i), calls=slice0
+  in1 = ((f32[4,1048576]{1,0:S(5)}, s32[]), f32[1,1048576], u32[]) async-start(h, i), calls=slice1
+  out = ((f32[4,1048576]{1,0:S(5)}, f32[1,1048576], s32[]), f32[4,1048576]{1,0:S(5)}, u32[])
+        async-start(g, u, i), calls=store
+  a0 = f32[1,1048576] async-done(in0)
+  a1 = f32[1,1048576] async-done(in1)
+  o = f32[4,1048576]{1,0:S(5)} async-done(out)
+  ROOT t = (f32[1,1048576], f32[1,1048576], f32[4,1048576]{1,0:S(5)}) tuple(a0, a1, o)
+})",
+                   "tpu_v5e", no_overhead());
+  const double pcie = 4194304 / 1.6e10;
+  REQUIRE(p.op("in1").async.has_value());
+  CHECK(p.op("in0").async->latency_s == Approx(pcie));
+  CHECK(p.op("in1").async->latency_s == Approx(pcie));
+  CHECK(p.op("out").async->latency_s == Approx(pcie));
+  CHECK(p.op("in0").async->queued_s == 0);
+  CHECK(p.op("in1").async->queued_s == Approx(pcie));
+  CHECK(p.op("out").async->queued_s == 0);
+  CHECK(p->step_time_s == Approx(2 * pcie));
+  CHECK(p.op("a1").time_s == Approx(pcie));
+  CHECK(p.op("o").time_s == 0);
+  // The step's hidden async work is work, not a queue's wait: in1's 262 us in its queue ran
+  // behind a0's wait, the three rows' 786 us of work less the 524 us their dones exposed.
+  CHECK(p->breakdown.async_hidden_s == Approx(pcie));
+}
+
 TEST_CASE("an async reduce-scatter wrapped in a computation is a collective") {
   auto p = predict(R"(HloModule m, num_partitions=4, is_scheduled=true
 add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
