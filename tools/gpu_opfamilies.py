@@ -587,9 +587,32 @@ def hbm_mixes(s):
 
 HBM = [hbm_mixes]
 
+
+def host_lead(s):
+    """A small loop of known trip count (two kernels a trip: the host launches them one by one)
+    after a kernel that keeps the device busy: an add over 0 to 512 MiB, then 16 or 64 trips of
+    a row write into a cache the loop carries. The decode set's cache writes, whose loops follow
+    the copy of the cache into the loop, ran 1.10-1.72x their expected time, the longer the copy
+    the more: the host may launch the loop's kernels while the device still runs the kernel
+    before it. The set measures how much of the launches that hides."""
+    for mb in ([1] if s else [0, 8, 32, 128, 512]):
+        for trips in ([4] if s else [16, 64]):
+            n = max(mb << 18, 1024)  # f32 elements in mb MiB
+            def f(x, c, u, trips=trips):
+                y = x * 1.5 + 1.0
+                c = lax.fori_loop(0, trips, lambda i, c: lax.dynamic_update_slice(
+                    c, (u * i.astype(u.dtype))[None], (i, 0)), c)
+                return y, c
+            yield (f"hostlead_add{mb}mib_x{trips}", f,
+                   (normal((n // 1024, 1024)), normal((trips, 4096), BF16, 1),
+                    normal((4096,), BF16, 2)))
+
+
+HOSTLEAD = [host_lead]
+
 SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
         "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED, "reductions": REDUCTIONS,
-        "depthwise": DEPTHWISE, "hbm": HBM}
+        "depthwise": DEPTHWISE, "hbm": HBM, "hostlead": HOSTLEAD}
 
 
 def cases(which, small, dry_run=False, only=None):

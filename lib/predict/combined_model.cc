@@ -116,7 +116,9 @@ void set_bound_of(const ComputationTiming& c, InstructionTiming& t) {
 
 }  // namespace
 
-uint8_t CombinedModel::host_direction(const Computation& c) const {
+uint8_t CombinedModel::host_direction(const Computation& c) {
+  auto [it, inserted] = host_directions_.try_emplace(&c, kHostToDevice);
+  if (!inserted) return it->second;
   double read = 0, written = 0;
   for (const Instruction* i : c.instructions()) {
     if (const InstructionCost* r = in_.cost.find(i)) {
@@ -124,7 +126,8 @@ uint8_t CombinedModel::host_direction(const Computation& c) const {
       written += r->cost.padded_written.host;
     }
   }
-  return read >= written ? kHostToDevice : kDeviceToHost;
+  it->second = read >= written ? kHostToDevice : kDeviceToHost;
+  return it->second;
 }
 
 absl::StatusOr<InstructionTiming> CombinedModel::time_instruction(const Instruction& i,

@@ -160,8 +160,9 @@ class CombinedModel {
   // tried first, and the index only when it is not `i`'s (a lookup that misses the cache
   // for each instruction, where the next record is most often in it already).
   // The direction of the host link an async computation's host bytes take: kHostToDevice
-  // when it reads more host memory than it writes, else kDeviceToHost.
-  uint8_t host_direction(const Computation& c) const;
+  // when it reads more host memory than it writes, else kDeviceToHost (each computation read
+  // once, however many starts call it).
+  uint8_t host_direction(const Computation& c);
   const InstructionCost* cost_of(const Instruction& i) {
     const std::vector<InstructionCost>& records = in_.cost.instructions;
     if (next_cost_ < records.size() && records[next_cost_].instruction == &i) {
@@ -339,6 +340,7 @@ class CombinedModel {
       op_times_;
   FigureKey op_key_;
   size_t next_cost_ = 0;  // cost_of's guess: the record after the last one found
+  absl::flat_hash_map<const Computation*, uint8_t> host_directions_;  // host_direction's
   bool transient_texts_ = false;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;

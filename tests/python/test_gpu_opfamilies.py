@@ -1,6 +1,6 @@
 """tools/gpu_opfamilies.py, checked without a GPU: the sets measured last (contention, decode,
-convs, unaligned) and those waiting for a GPU (reductions, depthwise, hbm) build at their full
-sizes, and a dry run (--dry-run) compiles a tiny case of each on the CPU and writes what a
+convs, unaligned) and those waiting for a GPU (reductions, depthwise, hbm, hostlead) build at
+their full sizes, and a dry run (--dry-run) compiles a tiny case of each on the CPU and writes what a
 measurement writes but the timings and the profile."""
 
 import json
@@ -31,9 +31,10 @@ import gpu_opfamilies  # noqa: E402
 # reductions: 2 D x 2 R x 5 K x 2 dtypes column sums + 3 maxima with a side output + 3
 #   convolutions and 2 sorts for the host's gaps = 48;
 # depthwise: 10 filter gradients;
-# hbm: 8 sizes x (scale, add, transpose, softmax) = 32.
+# hbm: 8 sizes x (scale, add, transpose, softmax) = 32;
+# hostlead: 5 sizes of the add before the loop x 2 trip counts = 10.
 CASES = {"contention": 28 + 1, "decode": 23 + 1, "convs": 48 + 1, "unaligned": 44 + 1,
-         "reductions": 48 + 1, "depthwise": 10 + 1, "hbm": 32 + 1}
+         "reductions": 48 + 1, "depthwise": 10 + 1, "hbm": 32 + 1, "hostlead": 10 + 1}
 
 
 @pytest.mark.parametrize("which", sorted(CASES))
@@ -62,7 +63,9 @@ def test_every_full_size_case_builds(which):
 # a bf16 column sum of [1, 64, 8]: 1 x 64 x 8 x 2 B = 1024 B;
 # a depthwise 3x3 filter gradient: w 3 x 3 x 1 x 16 x 2 B = 288 B, x 2 x 4 x 4 x 16 x 2 B =
 #   1024 B: 1312 B;
-# an add of two f32 arrays of 1 MiB: 2 x 1048576 B = 2097152 B.
+# an add of two f32 arrays of 1 MiB: 2 x 1048576 B = 2097152 B;
+# an add over 1 MiB of f32, then 4 trips writing rows of 4096 bf16 into a cache of 4 rows:
+#   1048576 B + 4 x 4096 x 2 B + 4096 x 2 B = 1089536 B.
 TINY = {
     "contention": ("scatter_add_embed_bf16_zipf1.1_r1000_u64_w32", "scatter(", 4352),
     "decode": ("decode_step_l2_b2_s32_h64", "dynamic-update-slice(", 196868),
@@ -71,6 +74,7 @@ TINY = {
     "reductions": ("colsum_bf16_d1_r64_k8", "reduce(", 1024),
     "depthwise": ("dwgrad_k3_g16_b2_4x4", "convolution(", 1312),
     "hbm": ("hbm_add_f32_1mib", "add(", 2097152),
+    "hostlead": ("hostlead_add1mib_x4", "dynamic-update-slice(", 1089536),
 }
 
 
