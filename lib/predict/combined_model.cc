@@ -114,19 +114,25 @@ void set_bound_of(const ComputationTiming& c, InstructionTiming& t) {
   }
 }
 
+// The direction of the host link bytes take: kHostToDevice when more host memory is read than
+// written, else kDeviceToHost.
+uint8_t link_direction(const SpaceBytes& read, const SpaceBytes& written) {
+  return read.host >= written.host ? kHostToDevice : kDeviceToHost;
+}
+
 }  // namespace
 
 uint8_t CombinedModel::host_direction(const Computation& c) {
   auto [it, inserted] = host_directions_.try_emplace(&c, kHostToDevice);
   if (!inserted) return it->second;
-  double read = 0, written = 0;
+  SpaceBytes read, written;
   for (const Instruction* i : c.instructions()) {
     if (const InstructionCost* r = in_.cost.find(i)) {
-      read += r->cost.padded_read.host;
-      written += r->cost.padded_written.host;
+      read.host += r->cost.padded_read.host;
+      written.host += r->cost.padded_written.host;
     }
   }
-  it->second = read >= written ? kHostToDevice : kDeviceToHost;
+  it->second = link_direction(read, written);
   return it->second;
 }
 
@@ -217,9 +223,7 @@ absl::Status CombinedModel::time_async_start(const Instruction& i, const Instruc
     // schedule queues it behind the copies started before it): a TPU v6e profile's three
     // concurrent copies each way ran one after another (docs/prediction-model.md).
     if (t.resource == Bound::kHost) {
-      flow.queue = record.cost.padded_read.host >= record.cost.padded_written.host
-                       ? kHostToDevice
-                       : kDeviceToHost;
+      flow.queue = link_direction(record.cost.padded_read, record.cost.padded_written);
     }
     if (explain()) explanation.prepend("asynchronous copy: ");
     return absl::OkStatus();

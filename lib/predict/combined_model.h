@@ -155,14 +155,13 @@ class CombinedModel {
 
   // --- What the prediction keeps.
 
+  // The direction of the host link an async computation's host bytes take (link_direction
+  // of their sums; each computation read once, however many starts call it).
+  uint8_t host_direction(const Computation& c);
   // in.cost.find(&i), for instructions asked for in schedule order: ModuleCost lists each
   // computation's instructions in that order, so the record after the last one found is
   // tried first, and the index only when it is not `i`'s (a lookup that misses the cache
   // for each instruction, where the next record is most often in it already).
-  // The direction of the host link an async computation's host bytes take: kHostToDevice
-  // when it reads more host memory than it writes, else kDeviceToHost (each computation read
-  // once, however many starts call it).
-  uint8_t host_direction(const Computation& c);
   const InstructionCost* cost_of(const Instruction& i) {
     const std::vector<InstructionCost>& records = in_.cost.instructions;
     if (next_cost_ < records.size() && records[next_cost_].instruction == &i) {

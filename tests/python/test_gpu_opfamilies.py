@@ -1,7 +1,7 @@
 """tools/gpu_opfamilies.py, checked without a GPU: the sets measured last (contention, decode,
 convs, unaligned) and those waiting for a GPU (reductions, depthwise, hbm, hostlead) build at
-their full sizes, and a dry run (--dry-run) compiles a tiny case of each on the CPU and writes what a
-measurement writes but the timings and the profile."""
+their full sizes, and a dry run (--dry-run) compiles a tiny case of each on the CPU and writes
+what a measurement writes but the timings and the profile."""
 
 import json
 import os
