@@ -109,6 +109,10 @@ struct ComputationTiming {
   const Computation* computation = nullptr;
   double total_s = 0;
   double hbm_s = 0;  // its instructions' memory occupancy, async work's included
+  // The host's launches of one run, its kernels' hiding them aside (InstructionTiming::
+  // loop_host_s, before expose_loop_launches): what a loop's caller weighs against the work
+  // queued before the loop.
+  double host_launch_s = 0;
   std::vector<InstructionTiming> instructions;
   std::vector<double> begin_s;  // clock when instruction i begins (its own time, then any wait)
 };

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/absl_compat.h"
@@ -83,12 +85,22 @@ double hbm_of(const TimingMap& timings, const Computation* c) {
   return it == timings.end() ? 0 : it->second.hbm_s;
 }
 
+// Takes `s` off `t`'s time and off both ends of its range.
+void shorten(InstructionTiming& t, double s) {
+  t.time_s -= s;
+  if (t.time_range) {
+    t.time_range->low_s -= s;
+    t.time_range->high_s -= s;
+  }
+}
+
 // A loop body the host launches kernel by kernel (gpu_families.h, loop_host_gap_s): the host
 // runs ahead of the device, so a trip takes the longer of the host's launches H and the
 // kernels D, not their sum. Each op keeps its kernel and the exposed share of its launch,
 // max(0, 1 - D / H): the body's ops then add up to max(D, H).
 void expose_loop_launches(ComputationTiming& ct, CombinedModel& model) {
   const double host = loop_host_total(ct);
+  ct.host_launch_s = host;
   if (host <= 0) return;
   double kernels = 0;
   for (const InstructionTiming& t : ct.instructions) kernels += t.time_s - t.loop_host_s;
@@ -97,11 +109,7 @@ void expose_loop_launches(ComputationTiming& ct, CombinedModel& model) {
   for (InstructionTiming& t : ct.instructions) {
     if (t.loop_host_s <= 0) continue;
     const double hidden = (1 - exposed) * t.loop_host_s;
-    t.time_s -= hidden;
-    if (t.time_range) {
-      t.time_range->low_s -= hidden;
-      t.time_range->high_s -= hidden;
-    }
+    shorten(t, hidden);
     if (model.explain()) {
       t.explanation = model.save(absl::StrFormat(
           "%s\n  of the host's %.3g us, %.3g us exposed: the body's kernels (%.4g s) hide its "
@@ -111,6 +119,82 @@ void expose_loop_launches(ComputationTiming& ct, CombinedModel& model) {
     }
     t.loop_host_s *= exposed;
   }
+}
+
+// The host runs ahead of the device across a computation too: it launches a counted loop's
+// kernels while the device still runs the work queued before the loop, so the launches the
+// loop's body exposes (expose_loop_launches) hide behind that work, up to its length. With the
+// host's clock and the device's apart by `lead` (the device time queued ahead of the host) when
+// a loop of n trips begins, the loop ends max(n D, n H - lead) later, D a trip's device time and
+// H its launches, where it took n max(D, H); then the device is lead + that - n H ahead. The
+// lead starts at 0 with the computation, grows by every op's time (the host's launches of ops
+// outside small loops are not modelled: XLA's command buffers launch them as one graph) and
+// falls to 0 where the host waits for the device: a loop whose condition it reads every trip, a
+// conditional's predicate. A body that one loop alone runs and that holds no async pair gives
+// up the hidden time from its ops with launches, in proportion to them, so that the table of
+// ops still adds up to the step. `shared`: the bodies more than one instruction runs.
+absl::Status hide_launches_behind_queued_work(
+    ComputationTiming& ct, TimingMap& timings,
+    const absl::flat_hash_set<const Computation*>& shared, CombinedModel& model) {
+  double lead = 0;
+  for (InstructionTiming& t : ct.instructions) {
+    switch (t.role) {
+      case Role::kOp:
+      case Role::kCollective:
+      case Role::kCall:
+        lead += t.time_s;
+        break;
+      case Role::kConditional:
+        lead = 0;
+        break;
+      case Role::kWhile: {
+        const FlowTiming& flow = t.flow();
+        auto it = flow.body ? timings.find(flow.body) : timings.end();
+        if (flow.condition != nullptr || it == timings.end()) {
+          lead = 0;
+          break;
+        }
+        ComputationTiming& body = it->second;
+        const double trips = static_cast<double>(flow.trip_count);
+        const double trip = body.total_s;              // max(D, H)
+        const double exposed = loop_host_total(body);  // max(0, H - D)
+        const bool pairs = absl::c_any_of(body.instructions, [](const InstructionTiming& b) {
+          return b.role == Role::kAsyncStart;
+        });
+        const double hidden =
+            pairs || shared.contains(flow.body) ? 0 : std::min(lead, trips * exposed);
+        if (hidden > 0) {
+          const double share = hidden / (trips * exposed);
+          for (InstructionTiming& b : body.instructions) {
+            if (b.loop_host_s <= 0) continue;
+            const double cut = share * b.loop_host_s;
+            shorten(b, cut);
+            b.loop_host_s -= cut;
+            if (model.explain()) {
+              b.explanation = model.save(absl::StrFormat(
+                  "%s\n  %.3g us of it hidden behind the work queued before loop %s: the host "
+                  "launches ahead of the device",
+                  b.explanation, cut * 1e6, sv(t.instruction->name())));
+            }
+          }
+          absl::StatusOr<std::vector<AsyncPairTiming>> rerun = run_clock(body, "schedule");
+          if (!rerun.ok()) return rerun.status();
+          t.time_s = trips * body.total_s;
+          if (model.explain()) {
+            t.explanation = model.save(absl::StrFormat(
+                "%s; %.4g s of the host's launches hidden behind the %.4g s of work queued "
+                "before the loop (the host launches ahead of the device)",
+                t.explanation, hidden, lead));
+          }
+        }
+        lead = std::max(0.0, lead + trips * (trip - body.host_launch_s) - hidden);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return absl::OkStatus();
 }
 
 // The host's launches a loop's body exposes each trip, for the loop's explanation.
@@ -259,8 +343,9 @@ void run_in_line(InstructionTiming& start, InstructionTiming& done, CombinedMode
   done.mutable_flow().partner = -1;
 }
 
-absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const TimingMap& timings,
-                                                   CombinedModel& model) {
+absl::StatusOr<ComputationTiming> time_computation(
+    const Computation& c, TimingMap& timings,
+    const absl::flat_hash_set<const Computation*>& shared_bodies, CombinedModel& model) {
   ComputationTiming ct;
   ct.computation = &c;
   absl::Span<Instruction* const> instructions = c.instructions();
@@ -316,6 +401,10 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, const T
     }
   }
   expose_loop_launches(ct, model);
+  if (absl::Status s = hide_launches_behind_queued_work(ct, timings, shared_bodies, model);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
   if (!pairs.ok()) return pairs.status();
   for (const AsyncPairTiming& p : *pairs) {
@@ -437,11 +526,20 @@ absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const Timing
 
 absl::StatusOr<TimingMap> time_computations(CombinedModel& model) {
   TimingMap timings;
+  // The computations more than one instruction runs: their ops' times are not one call site's.
+  absl::flat_hash_set<const Computation*> seen, shared;
+  for (const Computation* c : model.in().module.computations()) {
+    for (const Instruction* i : c->instructions()) {
+      for (const Computation* callee : i->called_computations()) {
+        if (!seen.insert(callee).second) shared.insert(callee);
+      }
+    }
+  }
   // Callees come before their callers, so every callee is timed when its caller is.
   for (const Computation* c : model.in().module.computations()) {
     const ComputationCost* role = model.in().cost.find(c);
     if (role == nullptr || role->role != CostRole::kScheduled) continue;
-    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, model);
+    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, shared, model);
     if (!t.ok()) return t.status();
     timings.emplace(c, *std::move(t));
   }
