@@ -7,6 +7,7 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hloroof/absl_compat.h"
@@ -130,14 +131,30 @@ void expose_loop_launches(ComputationTiming& ct, CombinedModel& model) {
 // lead starts at 0 with the computation, grows by every op's time (the host's launches of ops
 // outside small loops are not modelled: XLA's command buffers launch them as one graph) and
 // falls to 0 where the host waits for the device: a loop whose condition it reads every trip, a
-// conditional's predicate. A body that one loop alone runs and that holds no async pair gives
+// conditional's predicate, a host callback or transfer (host_waits_at). A body that one loop alone runs and that holds no async pair gives
 // up the hidden time from its ops with launches, in proportion to them, so that the table of
 // ops still adds up to the step. `shared`: the bodies more than one instruction runs.
+// Whether the host waits at `i` for the device to reach it, so that nothing stays queued ahead
+// of the host: a host callback (jax.pure_callback, io_callback: the host runs Python between the
+// kernels), an infeed or outfeed, a send or recv to or from the host.
+bool host_waits_at(const Instruction& i) {
+  if (i.opcode() == Opcode::kCustomCall) {
+    return absl::StrContains(sv(i.custom_call_target()), "callback");
+  }
+  return i.opcode() == Opcode::kInfeed || i.opcode() == Opcode::kOutfeed ||
+         (opcode_category(i.opcode()) == OpCategory::kCommunication &&
+          i.bool_attribute(AttrId::kIsHostTransfer));
+}
+
 absl::Status hide_launches_behind_queued_work(
     ComputationTiming& ct, TimingMap& timings,
     const absl::flat_hash_set<const Computation*>& shared, CombinedModel& model) {
   double lead = 0;
   for (InstructionTiming& t : ct.instructions) {
+    if (t.instruction != nullptr && host_waits_at(*t.instruction)) {
+      lead = 0;
+      continue;
+    }
     switch (t.role) {
       case Role::kOp:
       case Role::kCollective:

@@ -602,6 +602,14 @@ TEST_CASE("a small GPU loop's launches hide behind the work queued before it") {
   CHECK(hidden->step_time_s == Approx(large + kernels));
   CHECK(hidden.op("x1").explanation().find("hidden behind the work queued before loop w") !=
         std::string::npos);
+  // A host callback between the add and the loop: the host runs it once the device gets there,
+  // and nothing is queued when the loop starts.
+  const std::string callback = absl::StrReplaceAll(
+      with_pre("268435456", true),
+      {{"  s = (s32[], f32[1024]) tuple(zero, x)\n",
+        "  cb = () custom-call(), custom_call_target=\"xla_ffi_python_gpu_callback\"\n"
+        "  s = (s32[], f32[1024]) tuple(zero, x)\n"}});
+  CHECK(predict(callback, "h100")->step_time_s == Approx(large + launches));
   // The same add after the loop: nothing is queued when the loop starts.
   CHECK(predict(with_pre("268435456", false), "h100")->step_time_s ==
         Approx(large + launches));
