@@ -105,6 +105,7 @@ std::vector<std::string> advice_rule_ids() {
           "layout-copy",
           "padding-waste",
           "small-ops",
+          "host-launched-loop",
           "f32-matmul",
           "unfused-elementwise",
           "host-transfer",
@@ -158,6 +159,7 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
   advise_internal::f32_matmul(ctx, before);
   advise_internal::unfused_elementwise(ctx, before);
   advise_internal::small_ops(ctx, state_->after_padding);
+  advise_internal::host_launched_loops(ctx, state_->after_padding);
   advise_internal::unknown_cost(ctx, state_->after_padding);
 }
 

@@ -156,6 +156,7 @@ void replicated_weight_gather(const Context& ctx, std::vector<Candidate>& out);
 void layout_copy(const Context& ctx, std::vector<Candidate>& out);
 void padding_waste(const Context& ctx, std::vector<Candidate>& out);
 void small_ops(const Context& ctx, std::vector<Candidate>& out);
+void host_launched_loops(const Context& ctx, std::vector<Candidate>& out);
 void f32_matmul(const Context& ctx, std::vector<Candidate>& out);
 void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out);
 void host_transfer(const Context& ctx, std::vector<Candidate>& out);

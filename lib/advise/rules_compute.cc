@@ -1,5 +1,5 @@
 // The rules about the ops' own work: layout-copy, f32-matmul, unfused-elementwise, small-ops,
-// unknown-cost.
+// host-launched-loop, unknown-cost.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -11,6 +11,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/units.h"
 #include "hloroof/absl_compat.h"
+#include "predict/gpu_families.h"
 #include "util/string_view_hash.h"
 
 namespace hloroof::advise_internal {
@@ -316,6 +317,9 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
   for (const IndexedOp& op : ctx.ops) {
     const OpPrediction& r = *op.record;
     if (r.bound != BoundBy::kOverhead || op_time_s(r) <= 0) continue;
+    // A small GPU loop's kernels: the host's launches, not this overhead, are what costs
+    // (host-launched-loop).
+    if (predict::loop_host_gap_s(*op.instruction, ctx.device) > 0) continue;
     const double per_run = std::min(op_time_s(r), overhead);
     const double saving = per_run * r.multiplier;
     ranks.push_back({saving, r.hbm_bytes * r.multiplier, r.multiplier, found.size()});
@@ -364,6 +368,93 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
   }
   add_candidate(std::move(c), std::move(text), std::move(items), 0, out,
                 static_cast<int64_t>(found.size()));
+}
+
+// GPU while loops whose body is too small for a command buffer (fewer than
+// kCommandBufferMinKernels kernels): the host launches the body's kernels one at a time every
+// trip (predict::loop_host_gap_s), and a trip takes the longer of those launches and its
+// kernels, less what hides behind the work queued before the loop. A loop counts when its trips
+// take no longer than their launches and at least half as long: the host sets their pace. At
+// stake, at most, per op of the body: its time above its roofline, up to its launch.
+void host_launched_loops(const Context& ctx, std::vector<Candidate>& out) {
+  struct Body {
+    double launches_s = 0;  // one trip's
+    double time_s = 0;      // one trip's, as the step takes it
+    double trips = 0;       // executions per step
+    std::vector<const IndexedOp*> ops;  // its kernels
+  };
+  // One execution's saving: its time above its roofline, up to its launch.
+  auto saving_of = [&ctx](const IndexedOp& op) {
+    const OpPrediction& r = *op.record;
+    return std::clamp(op_time_s(r) - r.roofline_time_s, 0.0,
+                      predict::loop_host_gap_s(*op.instruction, ctx.device));
+  };
+  std::map<const Computation*, Body> bodies;  // in a fixed order
+  for (const IndexedOp& op : ctx.ops) {
+    const Computation* body = op.instruction->parent();
+    if (body == nullptr || !is_loop_body(*body)) continue;
+    // Every kernel of such a body has a launch; its other ops take no time.
+    const double launch = predict::loop_host_gap_s(*op.instruction, ctx.device);
+    if (launch <= 0) continue;
+    Body& b = bodies[body];
+    b.launches_s += launch;
+    b.time_s += op_time_s(*op.record);
+    b.trips = std::max(b.trips, op.record->multiplier);
+    b.ops.push_back(&op);
+  }
+  for (const auto& [body, b] : bodies) {
+    // Kernels longer than the launches bound the trips (the launches hide behind them); trips
+    // far shorter than them hide the launches behind the work before the loop.
+    if (b.launches_s <= 0 || b.time_s > b.launches_s * (1 + 1e-9) ||
+        b.time_s < 0.5 * b.launches_s) {
+      continue;
+    }
+    Candidate c;
+    std::vector<EvidenceRank> ranks;
+    double total = 0;
+    for (size_t k = 0; k < b.ops.size(); ++k) {
+      const OpPrediction& r = *b.ops[k]->record;
+      const double saving = saving_of(*b.ops[k]) * r.multiplier;
+      if (saving <= 0) continue;
+      c.claims.push_back({b.ops[k]->instruction, saving});
+      ranks.push_back({saving, r.hbm_bytes * r.multiplier, r.multiplier, k});
+      total += saving;
+    }
+    if (total <= 0 || total < ctx.min_time_s()) continue;
+    const Instruction* loop = loop_of(*body);
+    FindingText text;
+    text.id = "host-launched-loop";
+    text.title = "A small GPU loop runs at the host's pace";
+    const double loop_s = b.time_s * b.trips;
+    text.what = absl::StrCat(
+        "loop ", sv(loop->name()), " (", sv(loop->parent()->name()), ") runs its body of ",
+        plural(b.ops.size(), "kernel"), " ", b.trips, " times a step, too few kernels for a ",
+        "command buffer (", predict::kCommandBufferMinKernels, "): the host launches each one ",
+        "on its own every trip, ", format_seconds(b.launches_s), " a trip, and a trip takes ",
+        format_seconds(b.time_s), ": the launches, not the kernels, set its pace. The loop takes ",
+        format_seconds(loop_s), " (", format_percent(loop_s / ctx.step_s()), " of the step).");
+    text.fix = absl::StrCat(
+        "Give each trip more kernels or more work: unroll the loop (jax.lax.fori_loop or "
+        "jax.lax.scan with unroll=k) so that its body holds ",
+        predict::kCommandBufferMinKernels,
+        " kernels or more and runs as one command buffer, batch the trips' work with jax.vmap "
+        "where they do not depend on each other, or write the loop as one kernel (Pallas).");
+    text.arithmetic = absl::StrCat(
+        "per op, min(its time - its roofline, its launch) x executions: ",
+        sum_text(ranks, total));
+    std::vector<AdviceEvidence> items;
+    for (size_t k : kept_items(ctx, ranks)) {
+      const OpPrediction& r = *b.ops[k]->record;
+      AdviceEvidence& e = items.emplace_back(ctx.evidence(*b.ops[k]));
+      e.detail = absl::StrCat(
+          sv(r.category()), ": ", times_text(op_time_s(r), r.multiplier), ", roofline ",
+          format_seconds(r.roofline_time_s), ", launch ",
+          format_seconds(predict::loop_host_gap_s(*b.ops[k]->instruction, ctx.device)));
+      e.time_at_stake_s = saving_of(*b.ops[k]) * r.multiplier;
+    }
+    add_candidate(std::move(c), std::move(text), std::move(items), 0, out,
+                  static_cast<int64_t>(ranks.size()));
+  }
 }
 
 void unknown_cost(const Context& ctx, std::vector<Candidate>& out) {

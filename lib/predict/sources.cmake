@@ -38,5 +38,6 @@ get_target_property(hloroof_eigen_includes Eigen3::Eigen INTERFACE_INCLUDE_DIREC
 target_include_directories(hloroof_predict SYSTEM PRIVATE ${hloroof_eigen_includes})
 target_link_libraries(hloroof_predict PRIVATE PkgConfig::RE2)
 # The private headers the layers above include (hloroof_share_headers): the op index the
-# XSpace writer and the advice look ops up in, the expected times the profile layer compares.
-hloroof_share_headers(predict expected_time.h measured_models.h op_index.h)
+# XSpace writer and the advice look ops up in, the expected times the profile layer compares,
+# the GPU loops' host launches the advice finds.
+hloroof_share_headers(predict expected_time.h gpu_families.h measured_models.h op_index.h)

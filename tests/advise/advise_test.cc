@@ -2,6 +2,7 @@
 // time at stake derived by hand. Device figures: tpu_v5e HBM 8.19e11 B/s, bf16 peak 1.97e14
 // FLOP/s, PCIe 1.6e10 B/s, 16e9 B HBM, per-op overhead 1 us; h100 HBM 3.35e12 B/s, bf16 peak
 // 9.89e14 FLOP/s, f32 peak 6.7e13 FLOP/s, per-op overhead 1 us (data/hardware/*.json).
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -348,6 +349,64 @@ TEST_CASE("small-ops: many ops below the per-op overhead") {
   CHECK(b.find("small-ops") == nullptr);
 }
 
+// ---- host-launched-loop
+
+// A GPU loop of 100 trips (known to XLA) whose body adds f32[N] and bumps a counter: two
+// kernels, too few for a command buffer (5), which the host launches one by one every trip,
+// 8.5 us each (predict/gpu_families.h).
+std::string small_loop(const std::string& n) {
+  return absl::StrCat(R"(HloModule m, is_scheduled=true
+cond {
+  s = (s32[], f32[)", n, R"(]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  c = s32[] constant(100)
+  ROOT lt = pred[] compare(i, c), direction=LT
+}
+body {
+  s = (s32[], f32[)", n, R"(]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[)", n, R"(] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x1 = f32[)", n, R"(] add(x, x)
+  ROOT r = (s32[], f32[)", n, R"(]) tuple(i1, x1)
+}
+ENTRY e {
+  x = f32[)", n, R"(] parameter(0)
+  zero = s32[] constant(0)
+  s = (s32[], f32[)", n, R"(]) tuple(zero, x)
+  ROOT w = (s32[], f32[)", n, R"(]) while(s), condition=cond, body=body,
+    backend_config={"known_trip_count":{"n":"100"}}
+})");
+}
+
+TEST_CASE("host-launched-loop: a small GPU loop at the host's pace, and one at its kernels'") {
+  auto a = advise_text(small_loop("1024"), "h100");
+  // Each trip is the host's 2 x 8.5 = 17 us: the kernels (a microsecond or two) hide little.
+  CHECK(a.prediction.step_time_s == Approx(100 * 17e-6));
+  const AdviceFinding* f = a.find("host-launched-loop");
+  REQUIRE(f != nullptr);
+  // Per op, min(its time - its roofline, its 8.5 us launch), 100 times.
+  auto saving = [&a](const char* op) {
+    return std::min(a.op(op).time_s - a.op(op).roofline_time_s, 8.5e-6);
+  };
+  CHECK(f->time_at_stake_s == Approx(100 * (saving("x1") + saving("i1"))));
+  CHECK(f->time_at_stake_s > 0.8 * a.prediction.step_time_s);
+  CHECK(f->op_count == 2);
+  CHECK_THAT(f->what, Catch::Contains("loop w (e) runs its body of 2 kernels 100 times") &&
+                          Catch::Contains("17 us a trip"));
+  CHECK_THAT(f->fix, Catch::Contains("unroll"));
+  // Their cost is the launches, not the per-op overhead: small-ops leaves them to this rule.
+  CHECK(a.find("small-ops") == nullptr);
+
+  // f32[268435456] (1 GiB): the add's kernel outlasts the launches and hides them.
+  auto b = advise_text(small_loop("268435456"), "h100");
+  CHECK(b.find("host-launched-loop") == nullptr);
+  // A TPU launches no kernel from the host: nothing to say either.
+  auto c = advise_text(small_loop("1024"), "tpu_v5e");
+  CHECK(c.find("host-launched-loop") == nullptr);
+}
+
 // ---- f32-matmul
 
 // d32: 2 x 1024^3 = 2147483648 FLOP at the f32 peak 6.7e13 = 32.05 us (HBM 12 MiB / 3.35e12 =
@@ -587,7 +646,7 @@ ENTRY e {
 }
 
 TEST_CASE("every rule has a documented id; the advice names its device") {
-  CHECK(advice_rule_ids().size() == 12);
+  CHECK(advice_rule_ids().size() == 13);
   absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
   REQUIRE_OK(m);
   // The device is a parameter (no options struct holds it): nothing to predict, nothing found.
