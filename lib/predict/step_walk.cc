@@ -122,18 +122,6 @@ void expose_loop_launches(ComputationTiming& ct, CombinedModel& model) {
   }
 }
 
-// The host runs ahead of the device across a computation too: it launches a counted loop's
-// kernels while the device still runs the work queued before the loop, so the launches the
-// loop's body exposes (expose_loop_launches) hide behind that work, up to its length. With the
-// host's clock and the device's apart by `lead` (the device time queued ahead of the host) when
-// a loop of n trips begins, the loop ends max(n D, n H - lead) later, D a trip's device time and
-// H its launches, where it took n max(D, H); then the device is lead + that - n H ahead. The
-// lead starts at 0 with the computation, grows by every op's time (the host's launches of ops
-// outside small loops are not modelled: XLA's command buffers launch them as one graph) and
-// falls to 0 where the host waits for the device: a loop whose condition it reads every trip, a
-// conditional's predicate, a host callback or transfer (host_waits_at). A body that one loop alone runs and that holds no async pair gives
-// up the hidden time from its ops with launches, in proportion to them, so that the table of
-// ops still adds up to the step. `shared`: the bodies more than one instruction runs.
 // Whether the host waits at `i` for the device to reach it, so that nothing stays queued ahead
 // of the host: a host callback (jax.pure_callback, io_callback: the host runs Python between the
 // kernels), an infeed or outfeed, a send or recv to or from the host.
@@ -146,6 +134,19 @@ bool host_waits_at(const Instruction& i) {
           i.bool_attribute(AttrId::kIsHostTransfer));
 }
 
+// The host runs ahead of the device across a computation too: it launches a counted loop's
+// kernels while the device still runs the work queued before the loop, so the launches the
+// loop's body exposes (expose_loop_launches) hide behind that work, up to its length. With the
+// host's clock and the device's apart by `lead` (the device time queued ahead of the host) when
+// a loop of n trips begins, the loop ends max(n D, n H - lead) later, D a trip's device time and
+// H its launches, where it took n max(D, H); then the device is lead + that - n H ahead. The
+// lead starts at 0 with the computation, grows by every op's time (the host's launches of ops
+// outside small loops are not modelled: XLA's command buffers launch them as one graph) and
+// falls to 0 where the host waits for the device: a loop whose condition it reads every trip, a
+// conditional's predicate, a host callback or transfer (host_waits_at). A body that one loop
+// alone runs and that holds no async pair gives up the hidden time from its ops with launches,
+// in proportion to them, so that the table of ops still adds up to the step. `shared`: the
+// bodies more than one instruction runs.
 absl::Status hide_launches_behind_queued_work(
     ComputationTiming& ct, TimingMap& timings,
     const absl::flat_hash_set<const Computation*>& shared, CombinedModel& model) {
