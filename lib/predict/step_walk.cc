@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "absl/algorithm/container.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -145,11 +144,9 @@ bool host_waits_at(const Instruction& i) {
 // falls to 0 where the host waits for the device: a loop whose condition it reads every trip, a
 // conditional's predicate, a host callback or transfer (host_waits_at). A body that one loop
 // alone runs and that holds no async pair gives up the hidden time from its ops with launches,
-// in proportion to them, so that the table of ops still adds up to the step. `shared`: the
-// bodies more than one instruction runs.
-absl::Status hide_launches_behind_queued_work(
-    ComputationTiming& ct, TimingMap& timings,
-    const absl::flat_hash_set<const Computation*>& shared, CombinedModel& model) {
+// in proportion to them, so that the table of ops still adds up to the step.
+absl::Status hide_launches_behind_queued_work(ComputationTiming& ct, TimingMap& timings,
+                                              CombinedModel& model) {
   double lead = 0;
   for (InstructionTiming& t : ct.instructions) {
     if (t.instruction != nullptr && host_waits_at(*t.instruction)) {
@@ -179,8 +176,9 @@ absl::Status hide_launches_behind_queued_work(
         const bool pairs = absl::c_any_of(body.instructions, [](const InstructionTiming& b) {
           return b.role == Role::kAsyncStart;
         });
-        const double hidden =
-            pairs || shared.contains(flow.body) ? 0 : std::min(lead, trips * exposed);
+        // A body other instructions run too: its ops' times are not this call site's.
+        const bool shared = flow.body->callers().size() > 1;
+        const double hidden = pairs || shared ? 0 : std::min(lead, trips * exposed);
         if (hidden > 0) {
           const double share = hidden / (trips * exposed);
           for (InstructionTiming& b : body.instructions) {
@@ -361,9 +359,8 @@ void run_in_line(InstructionTiming& start, InstructionTiming& done, CombinedMode
   done.mutable_flow().partner = -1;
 }
 
-absl::StatusOr<ComputationTiming> time_computation(
-    const Computation& c, TimingMap& timings,
-    const absl::flat_hash_set<const Computation*>& shared_bodies, CombinedModel& model) {
+absl::StatusOr<ComputationTiming> time_computation(const Computation& c, TimingMap& timings,
+                                                   CombinedModel& model) {
   ComputationTiming ct;
   ct.computation = &c;
   absl::Span<Instruction* const> instructions = c.instructions();
@@ -419,10 +416,7 @@ absl::StatusOr<ComputationTiming> time_computation(
     }
   }
   expose_loop_launches(ct, model);
-  if (absl::Status s = hide_launches_behind_queued_work(ct, timings, shared_bodies, model);
-      !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = hide_launches_behind_queued_work(ct, timings, model); !s.ok()) return s;
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
   if (!pairs.ok()) return pairs.status();
   for (const AsyncPairTiming& p : *pairs) {
@@ -544,20 +538,11 @@ absl::StatusOr<RooflineMap> roofline_schedule(const Module& module, const Timing
 
 absl::StatusOr<TimingMap> time_computations(CombinedModel& model) {
   TimingMap timings;
-  // The computations more than one instruction runs: their ops' times are not one call site's.
-  absl::flat_hash_set<const Computation*> seen, shared;
-  for (const Computation* c : model.in().module.computations()) {
-    for (const Instruction* i : c->instructions()) {
-      for (const Computation* callee : i->called_computations()) {
-        if (!seen.insert(callee).second) shared.insert(callee);
-      }
-    }
-  }
   // Callees come before their callers, so every callee is timed when its caller is.
   for (const Computation* c : model.in().module.computations()) {
     const ComputationCost* role = model.in().cost.find(c);
     if (role == nullptr || role->role != CostRole::kScheduled) continue;
-    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, shared, model);
+    absl::StatusOr<ComputationTiming> t = time_computation(*c, timings, model);
     if (!t.ok()) return t.status();
     timings.emplace(c, *std::move(t));
   }
