@@ -377,46 +377,45 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out) {
 // take no longer than their launches and at least half as long: the host sets their pace. At
 // stake, at most, per op of the body: its time above its roofline, up to its launch.
 void host_launched_loops(const Context& ctx, std::vector<Candidate>& out) {
+  // A kernel of such a body and its launch (every kernel of the body has one; its other ops
+  // take no time).
+  struct Kernel {
+    const IndexedOp* op = nullptr;
+    double launch_s = 0;
+    // One execution's saving: its time above its roofline, up to its launch.
+    double saving_s() const {
+      return std::clamp(op_time_s(*op->record) - op->record->roofline_time_s, 0.0, launch_s);
+    }
+  };
   struct Body {
     double launches_s = 0;  // one trip's
     double time_s = 0;      // one trip's, as the step takes it
     double trips = 0;       // executions per step
-    std::vector<const IndexedOp*> ops;  // its kernels
-  };
-  // One execution's saving: its time above its roofline, up to its launch.
-  auto saving_of = [&ctx](const IndexedOp& op) {
-    const OpPrediction& r = *op.record;
-    return std::clamp(op_time_s(r) - r.roofline_time_s, 0.0,
-                      predict::loop_host_gap_s(*op.instruction, ctx.device));
+    std::vector<Kernel> kernels;
   };
   std::map<const Computation*, Body> bodies;  // in a fixed order
   for (const IndexedOp& op : ctx.ops) {
-    const Computation* body = op.instruction->parent();
-    if (body == nullptr || !is_loop_body(*body)) continue;
-    // Every kernel of such a body has a launch; its other ops take no time.
+    // Positive only in the body of a small loop (loop_host_gap_s).
     const double launch = predict::loop_host_gap_s(*op.instruction, ctx.device);
     if (launch <= 0) continue;
-    Body& b = bodies[body];
+    Body& b = bodies[op.instruction->parent()];
     b.launches_s += launch;
     b.time_s += op_time_s(*op.record);
     b.trips = std::max(b.trips, op.record->multiplier);
-    b.ops.push_back(&op);
+    b.kernels.push_back({&op, launch});
   }
   for (const auto& [body, b] : bodies) {
     // Kernels longer than the launches bound the trips (the launches hide behind them); trips
     // far shorter than them hide the launches behind the work before the loop.
-    if (b.launches_s <= 0 || b.time_s > b.launches_s * (1 + 1e-9) ||
-        b.time_s < 0.5 * b.launches_s) {
-      continue;
-    }
+    if (b.time_s > b.launches_s * (1 + 1e-9) || b.time_s < 0.5 * b.launches_s) continue;
     Candidate c;
     std::vector<EvidenceRank> ranks;
     double total = 0;
-    for (size_t k = 0; k < b.ops.size(); ++k) {
-      const OpPrediction& r = *b.ops[k]->record;
-      const double saving = saving_of(*b.ops[k]) * r.multiplier;
+    for (size_t k = 0; k < b.kernels.size(); ++k) {
+      const OpPrediction& r = *b.kernels[k].op->record;
+      const double saving = b.kernels[k].saving_s() * r.multiplier;
       if (saving <= 0) continue;
-      c.claims.push_back({b.ops[k]->instruction, saving});
+      c.claims.push_back({b.kernels[k].op->instruction, saving});
       ranks.push_back({saving, r.hbm_bytes * r.multiplier, r.multiplier, k});
       total += saving;
     }
@@ -428,7 +427,7 @@ void host_launched_loops(const Context& ctx, std::vector<Candidate>& out) {
     const double loop_s = b.time_s * b.trips;
     text.what = absl::StrCat(
         "loop ", sv(loop->name()), " (", sv(loop->parent()->name()), ") runs its body of ",
-        plural(b.ops.size(), "kernel"), " ", b.trips, " times a step, too few kernels for a ",
+        plural(b.kernels.size(), "kernel"), " ", b.trips, " times a step, too few kernels for a ",
         "command buffer (", predict::kCommandBufferMinKernels, "): the host launches each one ",
         "on its own every trip, ", format_seconds(b.launches_s), " a trip, and a trip takes ",
         format_seconds(b.time_s), ": the launches, not the kernels, set its pace. The loop takes ",
@@ -444,13 +443,13 @@ void host_launched_loops(const Context& ctx, std::vector<Candidate>& out) {
         sum_text(ranks, total));
     std::vector<AdviceEvidence> items;
     for (size_t k : kept_items(ctx, ranks)) {
-      const OpPrediction& r = *b.ops[k]->record;
-      AdviceEvidence& e = items.emplace_back(ctx.evidence(*b.ops[k]));
-      e.detail = absl::StrCat(
-          sv(r.category()), ": ", times_text(op_time_s(r), r.multiplier), ", roofline ",
-          format_seconds(r.roofline_time_s), ", launch ",
-          format_seconds(predict::loop_host_gap_s(*b.ops[k]->instruction, ctx.device)));
-      e.time_at_stake_s = saving_of(*b.ops[k]) * r.multiplier;
+      const Kernel& kernel = b.kernels[k];
+      const OpPrediction& r = *kernel.op->record;
+      AdviceEvidence& e = items.emplace_back(ctx.evidence(*kernel.op));
+      e.detail = absl::StrCat(sv(r.category()), ": ", times_text(op_time_s(r), r.multiplier),
+                              ", roofline ", format_seconds(r.roofline_time_s), ", launch ",
+                              format_seconds(kernel.launch_s));
+      e.time_at_stake_s = kernel.saving_s() * r.multiplier;
     }
     add_candidate(std::move(c), std::move(text), std::move(items), 0, out,
                   static_cast<int64_t>(ranks.size()));
