@@ -157,6 +157,19 @@ constexpr double kDepthwiseGradOutputS = 1.58e-12;
 constexpr double kDepthwiseGradTapS = 0.0867e-12;
 constexpr double kDepthwiseMeasuredTaps[2] = {9, 49};
 constexpr double kDepthwiseMeasuredOutputs[2] = {2.4e6, 28.9e6};
+// A grouped filter gradient that XLA could not give cuDNN as a backward-filter call runs as
+// a forward convolution with its batch folded into the features: XLA's conv rewriter takes a
+// gradient whose images are no larger than its filter (ConvNeXt's 7x7 filters over its last
+// stage's 7x7 images) for a forward convolution, and folds the batch groups into feature
+// groups of b input features (b the batch) and one output feature. cuDNN runs it one thread an
+// output element (grid 37 x 1024 for 37,632 outputs), each summing its group's b x taps
+// products in turn, a global load's latency apiece (kFoldedConvStepS); outputs past one wave
+// of the GPU's resident threads (kFoldedConvThreadSlots: 132 SMs x 2048) take further waves.
+// Assumed, read off the one measurement: bench/measured's H200 convolution set, the 7x7
+// depthwise filter gradient of 64 images of 7x7 x 768 (3136 products an output) ran 1034 us,
+// 0.33 us a product, where the depthwise model gave 19 us.
+constexpr double kFoldedConvStepS = 0.33e-6;
+constexpr double kFoldedConvThreadSlots = 132 * 2048;
 // Dense cuDNN convolutions (any pass): kCudnnFixedS a call (the kernels' setup and tail), then
 // the larger of compute and memory plus kCudnnOverlap of the smaller. Compute runs at
 // kCudnnTensorShare of the tensor peak, times the share of the GEMM's channel dimensions that
@@ -787,6 +800,49 @@ std::optional<FamilyTime> depthwise(const Instruction& i, const OpWork& work,
   return t;
 }
 
+// A forward cuDNN convolution of feature groups with one output feature each and more than
+// one input feature: a grouped filter gradient with its batch folded into the features (see
+// kFoldedConvStepS).
+std::optional<FamilyTime> folded_filter_gradient(const Instruction& i, const OpWork& work,
+                                                 const DeviceSpec& device) {
+  const ConvDimLabels* labels = i.conv_dim_labels();
+  const std::optional<ConvShapes> s = conv_shapes(i);
+  if (i.opcode() != Opcode::kCustomCall || conv_pass(i) != ConvPass::kForward ||
+      labels == nullptr || !s || !s->input->is_array() || !s->filter->is_array() ||
+      !s->output->is_array()) {
+    return std::nullopt;
+  }
+  const int64_t groups = i.feature_group_count();
+  const int64_t fi = labels->input_feature, fo = labels->kernel_output_feature;
+  if (groups <= 1 || fi < 0 || fi >= s->input->rank() || fo < 0 || fo >= s->filter->rank()) {
+    return std::nullopt;
+  }
+  const double per_group_in = static_cast<double>(s->input->dims[fi].size) / groups;
+  const double per_group_out = static_cast<double>(s->filter->dims[fo].size) / groups;
+  if (per_group_in <= 1 || per_group_out != 1) return std::nullopt;
+  double taps = 1;
+  for (int64_t d : labels->kernel_spatial) {
+    if (d >= 0 && d < s->filter->rank()) taps *= std::max<double>(1, s->filter->dims[d].size);
+  }
+  const double outputs = product(*s->output);
+  const double chain = per_group_in * taps;
+  const double slots = kFoldedConvThreadSlots * device.vector_flops_per_s / kSweepVectorPeak;
+  const double waves = slots > 0 ? std::max(1.0, std::ceil(outputs / slots)) : 1;
+  const double latency = waves * chain * kFoldedConvStepS;
+  const double memory = hbm_s(work.hbm_bytes, device);
+  FamilyTime t;
+  t.family = "folded filter gradient";
+  t.device_s = std::max(latency, memory);
+  t.basis = absl::StrFormat(
+      "a grouped filter gradient run as a forward convolution, its batch folded into %d groups "
+      "of %g input features and one output: one thread an output, %.4g outputs in %g wave%s, "
+      "each summing %g products (%g features x %g taps) at %.3g us apiece: %s; memory %s "
+      "(assumed: one measurement, h200 convolutions)",
+      groups, per_group_in, outputs, waves, waves == 1 ? "" : "s", chain, per_group_in, taps,
+      kFoldedConvStepS * 1e6, us(latency), us(memory));
+  return t;
+}
+
 // Whether a convolution's window is a pointwise one: every filter tap 1, unit strides, no
 // padding or dilation.
 bool pointwise(const Instruction& i, const ConvShapes& s, const ConvDimLabels& labels) {
@@ -1209,7 +1265,8 @@ std::optional<FamilyTime> family_time(const Instruction& i, const OpWork& work,
       return cudnn_attention(*call, work, device);
     }
     if (is_cudnn_call(i)) {
-      std::optional<FamilyTime> t = depthwise(i, work, device);
+      std::optional<FamilyTime> t = folded_filter_gradient(i, work, device);
+      if (!t) t = depthwise(i, work, device);
       if (!t) t = dense_conv(i, work, device);
       if (!t) {
         // Its kernels as the GEMM table times its implicit GEMM (the general expected time).

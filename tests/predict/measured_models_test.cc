@@ -1122,6 +1122,45 @@ TEST_CASE("depthwise and grouped convolutions: per output and tap, the roofline 
   CHECK(dense_groups.time_s >= dense_groups.roofline_time_s);
 }
 
+TEST_CASE("a filter gradient folded into a forward convolution: one thread an output") {
+  // XLA's form of ConvNeXt's last-stage depthwise filter gradient (7x7 filters over 64 images of
+  // 7x7 x 768: the images no larger than the filter): a forward call with the batch folded
+  // into 768 groups of 64 input features and one output each. 1 x 7 x 7 x 768 = 37632
+  // outputs, one wave of 132 x 2048 = 270336 threads; each sums 64 x 49 = 3136 products at
+  // 0.33 us: 1034.88 us (bench/measured's H200 convolution set measured 1034.4 us); + 0.7 us
+  // of launch and the first cuDNN call's 55 us of host gap.
+  constexpr std::string_view kFolded = R"(HloModule m
+ENTRY e {
+  x = bf16[1,7,7,49152] parameter(0)
+  w = bf16[768,7,7,64] parameter(1)
+  c = (bf16[1,7,7,768], u8[0]) custom-call(x, w), window={size=7x7 pad=3_3x3_3}, dim_labels=b01f_o01i->b01f, feature_group_count=768, custom_call_target="__cudnn$convForward"
+  ROOT g = bf16[1,7,7,768] get-tuple-element(c), index=0
+})";
+  const auto folded = testing::predict(kFolded, "h200").op("c");
+  CHECK(folded.time_s == Approx(3136 * 0.33e-6 + 0.7e-6 + 55e-6).epsilon(1e-6));
+  CHECK(folded.time_s >= folded.roofline_time_s);
+  CHECK_THAT(std::string(folded.explanation()),
+             Catch::Contains("its batch folded into 768 groups of 64 input features and one "
+                             "output: one thread an output, 3.763e+04 outputs in 1 wave"));
+  // Eight times the outputs (8 x 7 x 7 x 768 = 301056) take two waves: 2 x 1034.88 us.
+  std::string eight(kFolded);
+  eight.replace(eight.find("bf16[1,7,7,49152]"), 17, "bf16[8,7,7,49152]");
+  for (size_t at; (at = eight.find("bf16[1,7,7,768]")) != std::string::npos;) {
+    eight.replace(at, 15, "bf16[8,7,7,768]");
+  }
+  CHECK(testing::predict(eight, "h200").op("c").time_s ==
+        Approx(2 * 3136 * 0.33e-6 + 0.7e-6 + 55e-6).epsilon(1e-6));
+  // Two outputs a group is a grouped convolution of the dense model, not this one.
+  std::string two(kFolded);
+  two.replace(two.find("bf16[768,7,7,64]"), 16, "bf16[1536,7,7,64]");
+  for (size_t at; (at = two.find("bf16[1,7,7,768]")) != std::string::npos;) {
+    two.replace(at, 15, "bf16[1,7,7,1536]");
+  }
+  const auto dense = testing::predict(two, "h200").op("c");
+  CHECK_THAT(std::string(dense.explanation()), !Catch::Contains("folded"));
+  CHECK(dense.time_s < 200e-6);
+}
+
 TEST_CASE("across nodes: one NIC per GPU for all-to-all, a cluster's NICs from its file") {
   // examples/README.md: each GPU sends half of its 16 MiB to the other node through its own
   // NIC at 0.86 of 25e9 B/s: 8388608 / 2.15e10 = 390.17 us, after the launch latency (2 us) and
