@@ -320,7 +320,7 @@ void CombinedModel::time_op(const OpView& op, InstructionTiming& t, Explanation&
   t.bound = e.bound;
   t.model = e.model == "roofline" ? std::string_view("roofline") : save(e.model);
   if (e.range) t.time_range = *e.range;
-  t.loop_host_s = e.loop_host_gap_s;
+  t.host_launch_s = e.host_launch_s;
   t.explanation = join(pieces);
   if (transient) set_transient_texts(false);
   // Neither estimate nor render makes an op key: `key` still views op_key_.
@@ -359,7 +359,8 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.issue = elementwise_issue_time(i, device, in_.cost);
   v.matrix_share = matrix_share_;
   v.family = gpu_family_time(i, work, device, matrix_share_);
-  v.loop_host_gap_s = loop_host_gap_s(i, device);
+  v.host_launch_s = host_launch_s(i, device);
+  v.launched_in_loop = v.host_launch_s > 0 && loop_host_gap_s(i, device) > 0;
   // A measured family model (cuFFT's passes) already times the layout it moves along.
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);
   if (device.kind == DeviceKind::kGpu) {
@@ -389,11 +390,12 @@ OpEstimate CombinedModel::estimate(const OpView& op) {
       visited(ModelKind::kFamily, op.instruction);
       e = family_.estimate(op, std::move(e));
     }
-    e.loop_host_gap_s = op.loop_host_gap_s;
-    if (op.loop_host_gap_s > 0) e.time_s += op.loop_host_gap_s;
-    if (op.loop_host_gap_s > 0 && e.range) {
-      e.range->low_s += op.loop_host_gap_s;
-      e.range->high_s += op.loop_host_gap_s;
+    e.host_launch_s = op.host_launch_s;
+    e.launched_in_loop = op.launched_in_loop;
+    if (op.host_launch_s > 0) e.time_s += op.host_launch_s;
+    if (op.host_launch_s > 0 && e.range) {
+      e.range->low_s += op.host_launch_s;
+      e.range->high_s += op.host_launch_s;
     }
   }
   record(e.notes);
@@ -434,12 +436,19 @@ void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& e
           "so this expected time may be up to 2.5x short (assumptions)");
     }
   }
-  if (e.loop_host_gap_s > 0) {
+  if (e.host_launch_s > 0 && e.launched_in_loop) {
     explanation.append(save(absl::StrFormat(
         "\n  + host %.3g us: a loop body of fewer than %d kernels is launched by the host "
         "every trip, one kernel at a time; a trip takes the longer of the body's launches and "
         "its kernels (measured family model)",
-        e.loop_host_gap_s * 1e6, kCommandBufferMinKernels)));
+        e.host_launch_s * 1e6, kCommandBufferMinKernels)));
+  } else if (e.host_launch_s > 0) {
+    explanation.append(save(absl::StrFormat(
+        "\n  + host %.3g us: a program of fewer than %d kernels runs without a command buffer, "
+        "the host launching each kernel after the one before; the program takes the longer of "
+        "its launches after the first kernel and its kernels (measured family model: the "
+        "loops' launch time)",
+        e.host_launch_s * 1e6, kCommandBufferMinKernels)));
   }
   if (op.several_types) {
     const OpWork& work = op.work;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -825,6 +826,7 @@ std::optional<FamilyTime> folded_filter_gradient(const Instruction& i, const OpW
     if (d >= 0 && d < s->filter->rank()) taps *= std::max<double>(1, s->filter->dims[d].size);
   }
   const double outputs = product(*s->output);
+  if (outputs <= 0) return std::nullopt;
   const double chain = per_group_in * taps;
   const double slots = kFoldedConvThreadSlots * device.vector_flops_per_s / kSweepVectorPeak;
   const double waves = slots > 0 ? std::max(1.0, std::ceil(outputs / slots)) : 1;
@@ -1167,26 +1169,66 @@ bool follows_cudnn_call(const Instruction& i) {
 
 }  // namespace
 
+namespace {
+
+// Whether `c` is the body of a while loop.
+bool is_loop_body(const Computation& c) {
+  return absl::c_any_of(c.callers(), [&c](const Instruction* caller) {
+    return caller->opcode() == Opcode::kWhile &&
+           caller->computation_attribute(AttrId::kBody) == &c;
+  });
+}
+
+// The kernel a cuBLAS call launches: the host takes kLoopHostCublasS for it.
+double launch_of(const Instruction& i) {
+  const bool cublas = i.opcode() == Opcode::kCustomCall &&
+                      absl::StartsWith(sv(i.custom_call_target()), "__cublas$");
+  return cublas ? kLoopHostCublasS : kLoopHostPerKernelS;
+}
+
+// Whether a library call's host gap (FamilyTime::host_gap_s: cuDNN's, CUB's) times the host's
+// work before it, its launch included.
+bool has_library_gap(const Instruction& i) {
+  if (i.opcode() != Opcode::kCustomCall) return false;
+  const std::string_view target = i.custom_call_target();
+  return is_cudnn_call(i) || absl::StrContains(sv(target), "cub_sort") ||
+         absl::StrContains(sv(target), "DeviceRadixSort");
+}
+
+}  // namespace
+
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
   if (!takes_gpu_families(device) || is_pointer_only(i.opcode())) return 0;
   const Computation* body = i.parent();
-  if (body == nullptr) return 0;
-  bool in_loop_body = false;
-  for (const Instruction* caller : body->callers()) {
-    if (caller->opcode() == Opcode::kWhile &&
-        caller->computation_attribute(AttrId::kBody) == body) {
-      in_loop_body = true;
-    }
-  }
-  if (!in_loop_body) return 0;
+  if (body == nullptr || !is_loop_body(*body)) return 0;
   // Counted until a command buffer's worth: every op of a large body asks.
   int kernels = 0;
   for (const Instruction* op : body->instructions()) {
     if (!is_pointer_only(op->opcode()) && ++kernels >= kCommandBufferMinKernels) return 0;
   }
-  const bool cublas = i.opcode() == Opcode::kCustomCall &&
-                      absl::StartsWith(sv(i.custom_call_target()), "__cublas$");
-  return cublas ? kLoopHostCublasS : kLoopHostPerKernelS;
+  return launch_of(i);
+}
+
+double host_launch_s(const Instruction& i, const DeviceSpec& device) {
+  if (const double loop = loop_host_gap_s(i, device); loop > 0) return loop;
+  if (!takes_gpu_families(device) || is_pointer_only(i.opcode()) || has_library_gap(i)) return 0;
+  const Computation* entry = i.parent();
+  if (entry == nullptr || !entry->is_entry()) return 0;
+  int kernels = 0;
+  const Instruction* first = nullptr;
+  for (const Instruction* op : entry->instructions()) {
+    const Opcode o = op->opcode();
+    if (is_pointer_only(o)) continue;
+    // Control flow, async work and collectives: not the plain run of kernels this times.
+    if (o == Opcode::kWhile || o == Opcode::kConditional || o == Opcode::kCall ||
+        is_async_start(o) || opcode_category(o) == OpCategory::kCommunication ||
+        ++kernels >= kCommandBufferMinKernels) {
+      return 0;
+    }
+    if (first == nullptr) first = op;
+  }
+  // The step begins with the first kernel: its launch is before it.
+  return &i == first ? 0 : launch_of(i);
 }
 
 std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv, ConvTaps which) {

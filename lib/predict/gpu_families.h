@@ -78,6 +78,14 @@ inline constexpr int kCommandBufferMinKernels = 5;
 // cuBLAS call); else 0.
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device);
 
+// The host's time to launch `i`'s kernel where the host launches kernels one at a time: in a
+// small loop's body (loop_host_gap_s), and in an entry computation of fewer than
+// kCommandBufferMinKernels kernels and no control flow, async work or collectives (no command
+// buffer: the host launches each kernel after the one before, the step beginning with the
+// first), at the loops' time a kernel; 0 for the first kernel, for a library call whose host
+// gap already holds its launch (cuDNN, CUB) and elsewhere.
+double host_launch_s(const Instruction& i, const DeviceSpec& device);
+
 // Whether `device` takes the family models: an NVIDIA GPU with no calibrated efficiency.
 bool takes_gpu_families(const DeviceSpec& device);
 

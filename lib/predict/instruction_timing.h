@@ -71,9 +71,10 @@ struct InstructionTiming {
   // The roofline of time_s (an op, a collective), kept by the expected walk for
   // roofline_schedule.
   double roofline_time_s = 0;
-  // The host's launch time included in time_s (an op in the body of a GPU loop too small for a
-  // command buffer: loop_host_gap_s); the body's total weighs it against its kernels.
-  double loop_host_s = 0;
+  // The host's launch time included in time_s (an op the host launches kernel by kernel: in
+  // the body of a GPU loop too small for a command buffer, or in a small entry computation;
+  // gpu_families.h, host_launch_s); the computation's total weighs it against its kernels.
+  double host_launch_s = 0;
   // How long its traffic occupies the device memory (ScheduledEvent::hbm_s): an op's HBM bytes
   // at the rate its expected time moves them, at most its time; an async start's, the work it
   // launches; control flow, the computations it runs. Collectives: 0 (links bound them).
@@ -110,7 +111,7 @@ struct ComputationTiming {
   double total_s = 0;
   double hbm_s = 0;  // its instructions' memory occupancy, async work's included
   // The host's launches of one run, its kernels' hiding them aside (InstructionTiming::
-  // loop_host_s, before expose_loop_launches): what a loop's caller weighs against the work
+  // host_launch_s, before expose_host_launches): what a loop's caller weighs against the work
   // queued before the loop.
   double host_launch_s = 0;
   std::vector<InstructionTiming> instructions;

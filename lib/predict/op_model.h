@@ -80,7 +80,8 @@ struct OpView {
   // array's); 0: not such a kernel.
   int store_element_bytes = 0;
   std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
-  double loop_host_gap_s = 0;        // the host's time before it in a small GPU loop body
+  double host_launch_s = 0;  // the host's launch before it, kernel by kernel (host_launch_s)
+  bool launched_in_loop = false;  // host_launch_s is a small loop body's (loop_host_gap_s)
   // On GPUs: the share of its measured rate the op's matrix work keeps (the device's
   // sharded_compute_share in a program sharded over several GPUs, else 1).
   double matrix_share = 1;
@@ -101,7 +102,8 @@ struct OpEstimate {
   const FamilyTime* family = nullptr;        // the family model's, when it set the time
   double model_s = 0;                        // the time the model set, before any host gap
   bool layout_sensitive = false;             // the device model's time of an FFT or transpose
-  double loop_host_gap_s = 0;                // the host's gap added
+  double host_launch_s = 0;                  // the host's launch added
+  bool launched_in_loop = false;             // in a small loop's body (OpView)
   std::optional<TimeRange> range;            // time_s's (the family's range, made alike)
   EstimateNotes notes;
 };

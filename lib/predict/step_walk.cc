@@ -68,10 +68,10 @@ absl::StatusOr<std::vector<AsyncPairTiming>> run_clock(ComputationTiming& ct,
   return std::move(clock->pairs);
 }
 
-// The host's launch time the ops of `ct` include (InstructionTiming::loop_host_s).
-double loop_host_total(const ComputationTiming& ct) {
+// The host's launch time the ops of `ct` include (InstructionTiming::host_launch_s).
+double host_launch_total(const ComputationTiming& ct) {
   double host = 0;
-  for (const InstructionTiming& t : ct.instructions) host += t.loop_host_s;
+  for (const InstructionTiming& t : ct.instructions) host += t.host_launch_s;
   return host;
 }
 
@@ -94,30 +94,32 @@ void shorten(InstructionTiming& t, double s) {
   }
 }
 
-// A loop body the host launches kernel by kernel (gpu_families.h, loop_host_gap_s): the host
-// runs ahead of the device, so a trip takes the longer of the host's launches H and the
-// kernels D, not their sum. Each op keeps its kernel and the exposed share of its launch,
-// max(0, 1 - D / H): the body's ops then add up to max(D, H).
-void expose_loop_launches(ComputationTiming& ct, CombinedModel& model) {
-  const double host = loop_host_total(ct);
+// A computation the host launches kernel by kernel (gpu_families.h, host_launch_s: a small
+// loop's body, a small program): the host runs ahead of the device, so a run takes the longer
+// of the host's launches H and the kernels D, not their sum. Each op keeps its kernel and the
+// exposed share of its launch, max(0, 1 - D / H): the computation's ops then add up to
+// max(D, H).
+void expose_host_launches(ComputationTiming& ct, CombinedModel& model) {
+  const double host = host_launch_total(ct);
   ct.host_launch_s = host;
   if (host <= 0) return;
   double kernels = 0;
-  for (const InstructionTiming& t : ct.instructions) kernels += t.time_s - t.loop_host_s;
+  for (const InstructionTiming& t : ct.instructions) kernels += t.time_s - t.host_launch_s;
   const double exposed = std::max(0.0, 1 - kernels / host);
   if (exposed >= 1) return;
   for (InstructionTiming& t : ct.instructions) {
-    if (t.loop_host_s <= 0) continue;
-    const double hidden = (1 - exposed) * t.loop_host_s;
+    if (t.host_launch_s <= 0) continue;
+    const double hidden = (1 - exposed) * t.host_launch_s;
     shorten(t, hidden);
     if (model.explain()) {
       t.explanation = model.save(absl::StrFormat(
-          "%s\n  of the host's %.3g us, %.3g us exposed: the body's kernels (%.4g s) hide its "
+          "%s\n  of the host's %.3g us, %.3g us exposed: the %s's kernels (%.4g s) hide its "
           "launches (%.4g s) for x%.2f",
-          t.explanation, t.loop_host_s * 1e6, exposed * t.loop_host_s * 1e6, kernels, host,
-          1 - exposed));
+          t.explanation, t.host_launch_s * 1e6, exposed * t.host_launch_s * 1e6,
+          ct.computation != nullptr && ct.computation->is_entry() ? "program" : "body", kernels,
+          host, 1 - exposed));
     }
-    t.loop_host_s *= exposed;
+    t.host_launch_s *= exposed;
   }
 }
 
@@ -135,7 +137,7 @@ bool host_waits_at(const Instruction& i) {
 
 // The host runs ahead of the device across a computation too: it launches a counted loop's
 // kernels while the device still runs the work queued before the loop, so the launches the
-// loop's body exposes (expose_loop_launches) hide behind that work, up to its length. With the
+// loop's body exposes (expose_host_launches) hide behind that work, up to its length. With the
 // host's clock and the device's apart by `lead` (the device time queued ahead of the host) when
 // a loop of n trips begins, the loop ends max(n D, n H - lead) later, D a trip's device time and
 // H its launches, where it took n max(D, H); then the device is lead + that - n H ahead. The
@@ -172,7 +174,7 @@ absl::Status hide_launches_behind_queued_work(ComputationTiming& ct, TimingMap& 
         ComputationTiming& body = it->second;
         const double trips = static_cast<double>(flow.trip_count);
         const double trip = body.total_s;              // max(D, H)
-        const double exposed = loop_host_total(body);  // max(0, H - D)
+        const double exposed = host_launch_total(body);  // max(0, H - D)
         const bool pairs = absl::c_any_of(body.instructions, [](const InstructionTiming& b) {
           return b.role == Role::kAsyncStart;
         });
@@ -182,10 +184,10 @@ absl::Status hide_launches_behind_queued_work(ComputationTiming& ct, TimingMap& 
         if (hidden > 0) {
           const double share = hidden / (trips * exposed);
           for (InstructionTiming& b : body.instructions) {
-            if (b.loop_host_s <= 0) continue;
-            const double cut = share * b.loop_host_s;
+            if (b.host_launch_s <= 0) continue;
+            const double cut = share * b.host_launch_s;
             shorten(b, cut);
-            b.loop_host_s -= cut;
+            b.host_launch_s -= cut;
             if (model.explain()) {
               b.explanation = model.save(absl::StrFormat(
                   "%s\n  %.3g us of it hidden behind the work queued before loop %s: the host "
@@ -217,7 +219,7 @@ absl::Status hide_launches_behind_queued_work(ComputationTiming& ct, TimingMap& 
 std::string host_note(const TimingMap& timings, const Computation* body) {
   auto it = body ? timings.find(body) : timings.end();
   if (it == timings.end()) return "";
-  const double host = loop_host_total(it->second);
+  const double host = host_launch_total(it->second);
   if (host <= 0) return "";
   return absl::StrFormat(
       "; the body holds %.4g s of the host's launches, not hidden by its kernels", host);
@@ -415,7 +417,7 @@ absl::StatusOr<ComputationTiming> time_computation(const Computation& c, TimingM
       run_in_line(t, ct.instructions[static_cast<size_t>(t.partner())], model);
     }
   }
-  expose_loop_launches(ct, model);
+  expose_host_launches(ct, model);
   if (absl::Status s = hide_launches_behind_queued_work(ct, timings, model); !s.ok()) return s;
   absl::StatusOr<std::vector<AsyncPairTiming>> pairs = run_clock(ct, "schedule");
   if (!pairs.ok()) return pairs.status();

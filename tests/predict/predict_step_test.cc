@@ -526,12 +526,15 @@ TEST_CASE("a GPU loop of known trip count runs its body alone") {
   CHECK(counted->roofline_step_time_s == Approx(5 * body + 6 * 8 / 6.5e12));
 }
 
-// kLoop's body as an entry of its own over f32[n]: its kernels as they take outside a loop.
-std::string loop_body_alone(const std::string& n) {
-  return absl::StrCat("HloModule m, is_scheduled=true\nENTRY e {\n  x = f32[", n,
-                      "] parameter(0)\n  i = s32[] parameter(1)\n  one = s32[] constant(1)\n"
-                      "  i1 = s32[] add(i, one)\n  x1 = f32[", n, "] add(x, x)\n",
-                      "  ROOT r = (s32[], f32[", n, "]) tuple(i1, x1)\n}");
+// The time of kLoop's body's two kernels with f32[n], each as the only kernel of a program
+// (two kernels in one program would wait for the host's launch of the second).
+double loop_body_kernels(const std::string& n) {
+  const std::string x1 = absl::StrCat("HloModule m, is_scheduled=true\nENTRY e {\n  x = f32[", n,
+                                      "] parameter(0)\n  ROOT x1 = f32[", n, "] add(x, x)\n}");
+  const std::string i1 =
+      "HloModule m, is_scheduled=true\nENTRY e {\n  i = s32[] parameter(0)\n"
+      "  one = s32[] constant(1)\n  ROOT i1 = s32[] add(i, one)\n}";
+  return predict(x1, "h100").op("x1").time_s + predict(i1, "h100").op("i1").time_s;
 }
 
 // A GPU loop body of fewer than 5 kernels is launched by the host kernel by kernel, 8.5 us a
@@ -547,8 +550,7 @@ TEST_CASE("a small GPU loop body: a trip takes the longer of its launches and it
   // hide behind it, and a trip is the two kernels' time, as they take outside a loop.
   const std::string big = absl::StrReplaceAll(kLoop, {{"f32[1024]", "f32[268435456]"}});
   auto large = predict(big, "h100");
-  auto alone = predict(loop_body_alone("268435456"), "h100");
-  const double kernels = alone.op("x1").time_s + alone.op("i1").time_s;
+  const double kernels = loop_body_kernels("268435456");
   CHECK(kernels > 100e-6);
   CHECK(large->step_time_s == Approx(5 * kernels));
 }
@@ -583,8 +585,7 @@ TEST_CASE("a small GPU loop's launches hide behind the work queued before it") {
   const double launches = 5 * 17e-6;  // 5 trips of 2 kernels at 8.5 us
   REQUIRE(predict(kLoop, "h100")->step_time_s == Approx(launches));
   // The body's two kernels, as they take outside a loop, 5 times.
-  auto body = predict(loop_body_alone("1024"), "h100");
-  const double kernels = 5 * (body.op("x1").time_s + body.op("i1").time_s);
+  const double kernels = 5 * loop_body_kernels("1024");
   REQUIRE(kernels > 0);
   REQUIRE(kernels < 20e-6);
 
@@ -621,6 +622,42 @@ TEST_CASE("a small GPU loop's launches hide behind the work queued before it") {
   const double loop_alone = predict(uncounted(kLoop), "h100")->step_time_s;
   CHECK(predict(uncounted(with_pre("268435456", true)), "h100")->step_time_s ==
         Approx(large + loop_alone));
+}
+
+// A program of fewer than 5 kernels runs without a command buffer: the host launches each
+// kernel after the one before, the step beginning with the first. Measured on an H200 (bench/
+// measured/gpu_h200_cache), four kernels of 0.9-2.5 us began 11, 11 and 8 us apart: a 31 us
+// step of 5.6 us of kernels.
+TEST_CASE("a small GPU program: the host launches its kernels one after another") {
+  // Three adds of f32[1024], about a microsecond each: after the first, two launches at 8.5
+  // us set the step, and the ops (predict() checks that they add up to it) hold the rest.
+  const std::string kThree = R"(HloModule m, is_scheduled=true
+ENTRY e {
+  x = f32[1024] parameter(0)
+  a = f32[1024] add(x, x)
+  b = f32[1024] multiply(a, a)
+  ROOT c = f32[1024] subtract(b, x)
+})";
+  auto three = predict(kThree, "h100");
+  CHECK(three->step_time_s == Approx(2 * 8.5e-6));
+  CHECK(three.op("a").time_s < 2e-6);  // the first kernel: no launch before it
+  CHECK(three.op("c").explanation().find("runs without a command buffer") != std::string::npos);
+  // f32[268435456] (1 GiB) instead: each kernel takes hundreds of microseconds, the launches
+  // hide behind them, and the step is the kernels' time alone.
+  const std::string big = absl::StrReplaceAll(kThree, {{"f32[1024]", "f32[268435456]"}});
+  auto large = predict(big, "h100");
+  CHECK(large->step_time_s ==
+        Approx(large.op("a").time_s + large.op("b").time_s + large.op("c").time_s));
+  CHECK(large->step_time_s > 500e-6);
+  // Five kernels make a command buffer, launched at once: no host launches between them.
+  const std::string five = absl::StrReplaceAll(
+      kThree, {{"  ROOT c = f32[1024] subtract(b, x)",
+                "  c = f32[1024] subtract(b, x)\n  d = f32[1024] add(c, c)\n"
+                "  ROOT f = f32[1024] multiply(d, d)"}});
+  auto graph = predict(five, "h100");
+  CHECK(graph->step_time_s < 10e-6);
+  // A TPU launches no kernels from the host: its three ops' overheads, less than one launch.
+  CHECK(predict(kThree, "tpu_v5e")->step_time_s < 8.5e-6);
 }
 
 TEST_CASE("a loop's timeline: iterations up to the limit, then one slice") {

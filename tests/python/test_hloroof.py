@@ -625,26 +625,27 @@ def test_to_pandas(v5e_text):
 
 COPY_BEFORE = """HloModule m, is_scheduled=true
 ENTRY e {
-  p = f32[1048576]{0} parameter(0)
-  c = f32[1048576]{0} copy(p)
-  ROOT n = f32[1048576]{0} negate(c)
+  p = f32[16777216]{0} parameter(0)
+  c = f32[16777216]{0} copy(p)
+  ROOT n = f32[16777216]{0} negate(c)
 }
 """
 COPY_AFTER = """HloModule m, is_scheduled=true
 ENTRY e {
-  p = f32[1048576]{0} parameter(0)
-  ROOT n = f32[1048576]{0} negate(p)
+  p = f32[16777216]{0} parameter(0)
+  ROOT n = f32[16777216]{0} negate(p)
 }
 """
 
 
 def test_diff_matches_the_cli(tmp_path):
-    # A pass removes a copy of 4 MiB: the copy is removed (it read and wrote 4 MiB, 8388608 B
-    # per step), the negate stays, and the step loses exactly the copy's time.
+    # A pass removes a copy of 64 MiB: the copy is removed (it read and wrote 64 MiB, 134217728
+    # B per step), the negate stays, and the step loses exactly the copy's time (its kernels,
+    # tens of microseconds, hide the host's launch of the negate's).
     d = hloroof.diff(COPY_BEFORE, COPY_AFTER, "h100")
     assert (d.removed, d.added, d.changed) == (1, 0, 0)
     copy = d.ops[0]
-    assert (copy.name, copy.change, copy.before_hbm_bytes) == ("c", "removed", 8388608)
+    assert (copy.name, copy.change, copy.before_hbm_bytes) == ("c", "removed", 134217728)
     assert d.after.step_time_s - d.before.step_time_s == pytest.approx(-copy.before_time_s)
     assert str(d).startswith("Diff of two predicted steps on h100")
     trace = tmp_path / "diff.trace.json"

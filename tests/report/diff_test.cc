@@ -54,22 +54,23 @@ const OpDelta& op(const PredictionDiff& d, std::string_view name) {
 }
 
 TEST_CASE("removing a copy saves exactly its time and bytes") {
-  // f32[1048576] is 4 MiB. The copy reads 4 MiB and writes 4 MiB: 8 MiB (8388608 B) of HBM
-  // traffic, and its time per step is all the step loses; negate is the same op on both
-  // sides (same name, shape and bytes).
+  // f32[16777216] is 64 MiB. The copy reads 64 MiB and writes 64 MiB: 128 MiB (134217728 B)
+  // of HBM traffic, and its time per step is all the step loses; negate is the same op on both
+  // sides (same name, shape and bytes). (The kernels, tens of microseconds, hide the host's
+  // launch of the second: a program of two short ones would wait on it.)
   hloroof::Module before = parse(R"(
 HloModule m, is_scheduled=true
 ENTRY e {
-  p = f32[1048576]{0} parameter(0)
-  c = f32[1048576]{0} copy(p)
-  ROOT n = f32[1048576]{0} negate(c)
+  p = f32[16777216]{0} parameter(0)
+  c = f32[16777216]{0} copy(p)
+  ROOT n = f32[16777216]{0} negate(c)
 }
 )");
   hloroof::Module after = parse(R"(
 HloModule m, is_scheduled=true
 ENTRY main.2 {
-  p = f32[1048576]{0} parameter(0)
-  ROOT n = f32[1048576]{0} negate(p)
+  p = f32[16777216]{0} parameter(0)
+  ROOT n = f32[16777216]{0} negate(p)
 }
 )");
   const hloroof::Prediction b = predict(before), a = predict(after);
@@ -78,7 +79,7 @@ ENTRY main.2 {
   CHECK(d.added == 0);
   const OpDelta& copy = op(d, "c");
   CHECK(copy.change == OpChange::kRemoved);
-  CHECK(copy.before_hbm_bytes == 8388608);
+  CHECK(copy.before_hbm_bytes == 134217728);
   CHECK(copy.after_time_s == 0);
   // The entries have different names (e, main.2) and still match.
   CHECK(op(d, "n").change == OpChange::kUnchanged);
@@ -86,7 +87,7 @@ ENTRY main.2 {
   // The step lost the copy's time, and nothing else changed.
   CHECK(d.after.step_time_s - d.before.step_time_s ==
         Approx(-copy.before_time_s).epsilon(1e-9));
-  CHECK(d.before.hbm_bytes - d.after.hbm_bytes == Approx(8388608));
+  CHECK(d.before.hbm_bytes - d.after.hbm_bytes == Approx(134217728));
   CHECK(d.before.peak_bytes == 100);
   CHECK(d.after.peak_bytes == 60);
   // The largest change comes first.
