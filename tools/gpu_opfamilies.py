@@ -2,7 +2,8 @@
 
 Run on a machine with a GPU and JAX with CUDA:
     python3 tools/gpu_opfamilies.py OUTDIR
-        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions|depthwise|hbm]
+        [--set sweep|heldout|cache|contention|decode|convs|unaligned|reductions|depthwise|hbm|
+               hostlead|grouped|launches]
         [--small] [--budget 300] [--cases REGEX] [--dry-run]
 Sweeps the op families whose time a roofline does not give: sort, top-k, FFT, gather/scatter,
 convolutions (forward and both backward passes), depthwise convolution, pooling, cumulative
@@ -37,6 +38,10 @@ wider than its 7x7 window XLA writes it as a forward convolution with an output 
 backward-filter calls of 14x14 and 28x28 maps and 3x3 filters.
 `--set hbm` measures memory-bound kernels by their mix of reads and writes (a scale, an add, a
 transpose, a bf16 row softmax) from 4 to 512 MiB.
+`--set hostlead` measures a small loop after a kernel that keeps the device busy (how much of
+the loop's launches hides behind it); `--set grouped` grouped 3x3 convolutions of 4 to 96
+features a group (which widths cuDNN runs one group at a time); `--set launches` chains of 1 to
+8 unfusable elementwise kernels (the host's launch of each when there is no command buffer).
 
 Each case, in OUTDIR/CASE/: the optimized HLO (module.hlo), XLA's cost and memory analyses
 (cost.json, memory.json) and the host wall time per call (timings.json: median of many calls,
@@ -610,9 +615,43 @@ def host_lead(s):
 
 HOSTLEAD = [host_lead]
 
+
+def grouped_convs(s):
+    """Grouped 3x3 convolutions of 192 features, forward and with both gradients, 4 to 96
+    features a group. cuDNN ran the convolution set's 4 groups of 24 features (32 x 56 x 56 x
+    96) one group at a time, each group's input sliced out and its output written back on four
+    streams (12 kernels a call, 7x its expected time), and 4, 8 and 16 features a group as one
+    grouped kernel: the set finds which widths it splits."""
+    shapes = [(2, 8, 8, 32, 8)] if s else [(32, 28, 28, 192, w)
+                                           for w in (4, 8, 12, 16, 24, 32, 48, 64, 96)]
+    yield from conv_cases([(b, h, w_, c, c, 3, 1, c // width)
+                           for b, h, w_, c, width in shapes])
+
+
+GROUPED = [grouped_convs]
+
+
+def launch_chains(s):
+    """Chains of k elementwise kernels that XLA cannot fuse (an optimization barrier after
+    each), k of 1 to 8, over 256 KiB (kernels of about a microsecond) and 64 MiB of f32 (tens of
+    microseconds): fewer than 5 kernels get no command buffer, and the host launches each after
+    the one before (the cache set's four-kernel programs began their kernels 8-17 us apart);
+    the set measures the launch interval and where the command buffer begins."""
+    for kib in ([1] if s else [256, 65536]):
+        for k in ([2] if s else [1, 2, 3, 4, 5, 6, 8]):
+            def f(x, k=k):
+                for _ in range(k):
+                    x = lax.optimization_barrier(x * 1.5 + 1.0)
+                return x
+            yield f"launches_k{k}_{kib}kib", f, (normal((kib * 256,)),)
+
+
+LAUNCHES = [launch_chains]
+
 SETS = {"sweep": FAMILIES, "heldout": HELDOUT, "cache": CACHE, "contention": CONTENTION,
         "decode": DECODE, "convs": CONVS, "unaligned": UNALIGNED, "reductions": REDUCTIONS,
-        "depthwise": DEPTHWISE, "hbm": HBM, "hostlead": HOSTLEAD}
+        "depthwise": DEPTHWISE, "hbm": HBM, "hostlead": HOSTLEAD, "grouped": GROUPED,
+        "launches": LAUNCHES}
 
 
 def cases(which, small, dry_run=False, only=None):

@@ -1,5 +1,6 @@
 """tools/gpu_opfamilies.py, checked without a GPU: the sets measured last (contention, decode,
-convs, unaligned) and those waiting for a GPU (reductions, depthwise, hbm, hostlead) build at
+convs, unaligned) and those waiting for a GPU (reductions, depthwise, hbm, hostlead, grouped,
+launches) build at
 their full sizes, and a dry run (--dry-run) compiles a tiny case of each on the CPU and writes
 what a measurement writes but the timings and the profile."""
 
@@ -32,9 +33,12 @@ import gpu_opfamilies  # noqa: E402
 #   convolutions and 2 sorts for the host's gaps = 48;
 # depthwise: 10 filter gradients;
 # hbm: 8 sizes x (scale, add, transpose, softmax) = 32;
-# hostlead: 5 sizes of the add before the loop x 2 trip counts = 10.
+# hostlead: 5 sizes of the add before the loop x 2 trip counts = 10;
+# grouped: 9 widths of a group x (forward, forward with both gradients) = 18;
+# launches: 7 chain lengths x 2 sizes = 14.
 CASES = {"contention": 28 + 1, "decode": 23 + 1, "convs": 48 + 1, "unaligned": 44 + 1,
-         "reductions": 48 + 1, "depthwise": 10 + 1, "hbm": 32 + 1, "hostlead": 10 + 1}
+         "reductions": 48 + 1, "depthwise": 10 + 1, "hbm": 32 + 1, "hostlead": 10 + 1,
+         "grouped": 18 + 1, "launches": 14 + 1}
 
 
 @pytest.mark.parametrize("which", sorted(CASES))
@@ -65,7 +69,9 @@ def test_every_full_size_case_builds(which):
 #   1024 B: 1312 B;
 # an add of two f32 arrays of 1 MiB: 2 x 1048576 B = 2097152 B;
 # an add over 1 MiB of f32, then 4 trips writing rows of 4096 bf16 into a cache of 4 rows:
-#   1048576 B + 4 x 4096 x 2 B + 4096 x 2 B = 1089536 B.
+#   1048576 B + 4 x 4096 x 2 B + 4096 x 2 B = 1089536 B;
+# the grouped convolution above, forward alone: 12800 B;
+# two kernels over 1 KiB of f32: 1024 B.
 TINY = {
     "contention": ("scatter_add_embed_bf16_zipf1.1_r1000_u64_w32", "scatter(", 4352),
     "decode": ("decode_step_l2_b2_s32_h64", "dynamic-update-slice(", 196868),
@@ -75,6 +81,8 @@ TINY = {
     "depthwise": ("dwgrad_k3_g16_b2_4x4", "convolution(", 1312),
     "hbm": ("hbm_add_f32_1mib", "add(", 2097152),
     "hostlead": ("hostlead_add1mib_x4", "dynamic-update-slice(", 1089536),
+    "grouped": ("conv3x3_s1_g4_b2_8x8_32to32_fwd", "convolution(", 12800),
+    "launches": ("launches_k2_1kib", "multiply(", 1024),
 }
 
 
