@@ -341,6 +341,14 @@ double CombinedModel::time_work(const Instruction& i, const OpWork& work, bool i
   return e.roofline.floor_s;
 }
 
+const Instruction* CombinedModel::program_first(const Instruction& i) const {
+  const Computation* c = i.parent();
+  if (c == nullptr || !c->is_entry()) return nullptr;
+  auto [it, inserted] = program_firsts_.try_emplace(c, nullptr);
+  if (inserted) it->second = host_launched_program(*c);
+  return it->second;
+}
+
 OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool include_overhead,
                               bool several_types) const {
   OpView v;
@@ -359,7 +367,7 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.issue = elementwise_issue_time(i, device, in_.cost);
   v.matrix_share = matrix_share_;
   v.family = gpu_family_time(i, work, device, matrix_share_);
-  v.host_launch_s = host_launch_s(i, device);
+  v.host_launch_s = host_launch_s(i, device, program_first(i));
   v.launched_in_loop = v.host_launch_s > 0 && loop_host_gap_s(i, device) > 0;
   // A measured family model (cuFFT's passes) already times the layout it moves along.
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);

@@ -137,6 +137,9 @@ class CombinedModel {
   // with its own estimate).
   OpView view_of(const Instruction& i, const OpWork& work, bool include_overhead,
                  bool several_types) const;
+  // The first kernel of `i`'s computation where the host launches that computation's kernels
+  // one at a time (host_launched_program, asked once per computation); nullptr otherwise.
+  const Instruction* program_first(const Instruction& i) const;
   // The op's estimate: its roofline, then the expected time of the model it picks (a kernel's
   // own estimate, the device's model, then a measured family; none on the roofline walk); what
   // the estimate used and assumed is recorded.
@@ -340,6 +343,8 @@ class CombinedModel {
   FigureKey op_key_;
   size_t next_cost_ = 0;  // cost_of's guess: the record after the last one found
   absl::flat_hash_map<const Computation*, uint8_t> host_directions_;  // host_direction's
+  // program_first's answers, by computation.
+  mutable absl::flat_hash_map<const Computation*, const Instruction*> program_firsts_;
   bool transient_texts_ = false;
   // rate_source's texts, by Bound.
   std::array<std::optional<std::string>, static_cast<size_t>(Bound::kOverhead) + 1> rate_sources_;

@@ -1209,26 +1209,32 @@ double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
   return launch_of(i);
 }
 
-double host_launch_s(const Instruction& i, const DeviceSpec& device) {
-  if (const double loop = loop_host_gap_s(i, device); loop > 0) return loop;
-  if (!takes_gpu_families(device) || is_pointer_only(i.opcode()) || has_library_gap(i)) return 0;
-  const Computation* entry = i.parent();
-  if (entry == nullptr || !entry->is_entry()) return 0;
+const Instruction* host_launched_program(const Computation& c) {
+  if (!c.is_entry()) return nullptr;
   int kernels = 0;
   const Instruction* first = nullptr;
-  for (const Instruction* op : entry->instructions()) {
+  for (const Instruction* op : c.instructions()) {
     const Opcode o = op->opcode();
     if (is_pointer_only(o)) continue;
     // Control flow, async work and collectives: not the plain run of kernels this times.
     if (o == Opcode::kWhile || o == Opcode::kConditional || o == Opcode::kCall ||
         is_async_start(o) || opcode_category(o) == OpCategory::kCommunication ||
         ++kernels >= kCommandBufferMinKernels) {
-      return 0;
+      return nullptr;
     }
     if (first == nullptr) first = op;
   }
-  // The step begins with the first kernel: its launch is before it.
-  return &i == first ? 0 : launch_of(i);
+  return first;
+}
+
+double host_launch_s(const Instruction& i, const DeviceSpec& device,
+                     const Instruction* program_first) {
+  if (const double loop = loop_host_gap_s(i, device); loop > 0) return loop;
+  if (program_first == nullptr || &i == program_first || i.parent() != program_first->parent() ||
+      !takes_gpu_families(device) || is_pointer_only(i.opcode()) || has_library_gap(i)) {
+    return 0;
+  }
+  return launch_of(i);
 }
 
 std::optional<measured::GemmShape> implicit_gemm(const Instruction& conv, ConvTaps which) {

@@ -78,13 +78,20 @@ inline constexpr int kCommandBufferMinKernels = 5;
 // cuBLAS call); else 0.
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device);
 
+// The first kernel of `c` where the host launches its kernels one at a time: `c` is an entry
+// computation of fewer than kCommandBufferMinKernels kernels and no control flow, async work
+// or collectives (no command buffer: the host launches each kernel after the one before, the
+// step beginning with the first); nullptr otherwise. It reads every instruction of `c`: ask
+// once per computation.
+const Instruction* host_launched_program(const Computation& c);
+
 // The host's time to launch `i`'s kernel where the host launches kernels one at a time: in a
-// small loop's body (loop_host_gap_s), and in an entry computation of fewer than
-// kCommandBufferMinKernels kernels and no control flow, async work or collectives (no command
-// buffer: the host launches each kernel after the one before, the step beginning with the
-// first), at the loops' time a kernel; 0 for the first kernel, for a library call whose host
-// gap already holds its launch (cuDNN, CUB) and elsewhere.
-double host_launch_s(const Instruction& i, const DeviceSpec& device);
+// small loop's body (loop_host_gap_s), and in the program whose first kernel is
+// `program_first` (host_launched_program of `i`'s computation), at the loops' time a kernel;
+// 0 for that first kernel, for a library call whose host gap already holds its launch (cuDNN,
+// CUB) and elsewhere.
+double host_launch_s(const Instruction& i, const DeviceSpec& device,
+                     const Instruction* program_first);
 
 // Whether `device` takes the family models: an NVIDIA GPU with no calibrated efficiency.
 bool takes_gpu_families(const DeviceSpec& device);
