@@ -111,6 +111,7 @@ std::vector<std::string> advice_rule_ids() {
           "host-transfer",
           "memory-headroom",
           "unknown-cost",
+          "scatter-repeats",
           "serial-loop-collective",
           "loop-invariant-gather"};
 }
@@ -160,6 +161,7 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
   advise_internal::unfused_elementwise(ctx, before);
   advise_internal::small_ops(ctx, state_->after_padding);
   advise_internal::host_launched_loops(ctx, state_->after_padding);
+  advise_internal::scatter_repeats(ctx, state_->after_padding);
   advise_internal::unknown_cost(ctx, state_->after_padding);
 }
 

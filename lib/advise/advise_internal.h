@@ -161,6 +161,7 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out);
 void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out);
 void host_transfer(const Context& ctx, std::vector<Candidate>& out);
 void memory_headroom(const Context& ctx, std::vector<Candidate>& out);
+void scatter_repeats(const Context& ctx, std::vector<Candidate>& out);
 void unknown_cost(const Context& ctx, std::vector<Candidate>& out);
 
 // The all-gathers replicated_weight_gather and loop_invariant_gather report (the collective

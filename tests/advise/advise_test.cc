@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "advise_test_util.h"
 #include "host_slice.h"
 #include "hloroof/units.h"
@@ -407,6 +408,48 @@ TEST_CASE("host-launched-loop: a small GPU loop at the host's pace, and one at i
   CHECK(c.find("host-launched-loop") == nullptr);
 }
 
+// ---- scatter-repeats
+
+// An embedding gradient: 16384 updates of 2048 added into 32000 rows at indices that may
+// repeat, in `type`.
+std::string embedding_gradient(const std::string& type) {
+  return absl::StrCat(R"(HloModule m
+add {
+  a = )", type, R"([] parameter(0)
+  b = )", type, R"([] parameter(1)
+  ROOT s = )", type, R"([] add(a, b)
+}
+ENTRY e {
+  t = )", type, R"([32000,2048] parameter(0)
+  i = s32[16384,1] parameter(1)
+  u = )", type, R"([16384,2048] parameter(2)
+  ROOT s = )", type, R"([32000,2048] scatter(t, i, u), update_window_dims={1},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+})");
+}
+
+TEST_CASE("scatter-repeats: a bf16 scatter whose indices may repeat, and an f32 one") {
+  auto a = advise_text(embedding_gradient("bf16"), "h200");
+  const AdviceFinding* f = a.find("scatter-repeats");
+  REQUIRE(f != nullptr);
+  // A risk, not step time: the range's top (Zipf 1.1 ids: 16384 / H(32000, 1.1) = 2327 on the
+  // first row, 2326 waits of 6.8 us = 15.8 ms) over the expected time, outside the ranking.
+  CHECK(f->time_at_stake_s == 0);
+  const auto range = a.op("s").time_range();
+  REQUIRE(range);
+  CHECK(range->high_s - a.op("s").time_s > 15e-3);
+  CHECK_THAT(f->arithmetic, Catch::Contains("not counted in the step"));
+  CHECK_THAT(f->fix, Catch::Contains("f32"));
+  // f32 atomics wait 13 ns a repeat: 2326 x 13 ns = 30 us, under 10% of the step.
+  auto b = advise_text(embedding_gradient("f32"), "h200");
+  CHECK(b.find("scatter-repeats") == nullptr);
+  // Declared unique: no repeats, nothing to say.
+  auto c = advise_text(absl::StrReplaceAll(embedding_gradient("bf16"),
+                                           {{"to_apply=add", "to_apply=add, unique_indices=true"}}),
+                       "h200");
+  CHECK(c.find("scatter-repeats") == nullptr);
+}
+
 // ---- f32-matmul
 
 // d32: 2 x 1024^3 = 2147483648 FLOP at the f32 peak 6.7e13 = 32.05 us (HBM 12 MiB / 3.35e12 =
@@ -646,7 +689,7 @@ ENTRY e {
 }
 
 TEST_CASE("every rule has a documented id; the advice names its device") {
-  CHECK(advice_rule_ids().size() == 13);
+  CHECK(advice_rule_ids().size() == 14);
   absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
   REQUIRE_OK(m);
   // The device is a parameter (no options struct holds it): nothing to predict, nothing found.

@@ -56,6 +56,9 @@ struct AdviseThresholds {
   int64_t weight_gather_min_bytes = int64_t{1} << 20;
   // memory-headroom: reported when the peak leaves less than this share of capacity free.
   double memory_min_headroom = 0.10;
+  // scatter-repeats: reported when 16-bit scatters whose indices may repeat would add at least
+  // this share of the step at the top of their range (text's token ids).
+  double scatter_repeats_min_step_share = 0.10;
 };
 
 struct AdviseOptions {
