@@ -476,7 +476,7 @@ const Instruction* scatter_of(const Instruction& op) {
 void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
   struct Found {
     const IndexedOp* op = nullptr;
-    const Instruction* scatter = nullptr;
+    PrimitiveType updates = PrimitiveType::kInvalid;  // their element type
     TimeRange range;
   };
   std::vector<Found> found;
@@ -489,7 +489,7 @@ void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
     const Shape& updates = scatter->operand(scatter->operand_count() - 1)->shape();
     if (!updates.is_array() || primitive_storage_bytes(updates.element_type) >= 4) continue;
     risk_s += (range->high_s - op_time_s(*op.record)) * op.record->multiplier;
-    found.push_back({&op, scatter, *range});
+    found.push_back({&op, updates.element_type, *range});
   }
   if (found.empty() || risk_s < ctx.limits.scatter_repeats_min_step_share * ctx.step_s()) return;
   Candidate c;
@@ -505,12 +505,9 @@ void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
     const Found& f = found[k];
     const OpPrediction& r = *f.op->record;
     AdviceEvidence& e = items.emplace_back(ctx.evidence(*f.op));
-    e.detail = absl::StrCat(
-        sv(primitive_type_name(f.scatter->operand(f.scatter->operand_count() - 1)
-                                   ->shape()
-                                   .element_type)),
-        " updates: expected ", times_text(op_time_s(r), r.multiplier), " (", f.range.low,
-        "); with ", f.range.high, ", ", format_seconds(f.range.high_s), " a run");
+    e.detail = absl::StrCat(sv(primitive_type_name(f.updates)), " updates: expected ",
+                            times_text(op_time_s(r), r.multiplier), " (", f.range.low, "); with ",
+                            f.range.high, ", ", format_seconds(f.range.high_s), " a run");
     e.time_at_stake_s = (f.range.high_s - op_time_s(r)) * r.multiplier;
   }
   FindingText text;

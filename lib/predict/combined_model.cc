@@ -367,8 +367,10 @@ OpView CombinedModel::view_of(const Instruction& i, const OpWork& work, bool inc
   v.issue = elementwise_issue_time(i, device, in_.cost);
   v.matrix_share = matrix_share_;
   v.family = gpu_family_time(i, work, device, matrix_share_);
-  v.host_launch_s = host_launch_s(i, device, program_first(i));
-  v.launched_in_loop = v.host_launch_s > 0 && loop_host_gap_s(i, device) > 0;
+  const double loop_launch_s = loop_host_gap_s(i, device);
+  v.launched_in_loop = loop_launch_s > 0;
+  v.host_launch_s = v.launched_in_loop ? loop_launch_s
+                                       : program_launch_s(i, device, program_first(i));
   // A measured family model (cuFFT's passes) already times the layout it moves along.
   v.layout_sensitive = device.kind == DeviceKind::kGpu && !v.family && layout_sensitive(i);
   if (device.kind == DeviceKind::kGpu) {

@@ -306,6 +306,12 @@ const Instruction* core_of(const Instruction& i) {
   return root;
 }
 
+// Whether a custom call's target is CUB's radix sort.
+bool is_cub_sort(std::string_view target) {
+  return absl::StrContains(sv(target), "cub_sort") ||
+         absl::StrContains(sv(target), "DeviceRadixSort");
+}
+
 std::optional<FamilyTime> cub_sort(const Instruction& i, const DeviceSpec& device) {
   if (i.operand_count() == 0) return std::nullopt;
   const Shape& keys = i.operand(0)->shape();
@@ -1189,10 +1195,8 @@ double launch_of(const Instruction& i) {
 // Whether a library call's host gap (FamilyTime::host_gap_s: cuDNN's, CUB's) times the host's
 // work before it, its launch included.
 bool has_library_gap(const Instruction& i) {
-  if (i.opcode() != Opcode::kCustomCall) return false;
-  const std::string_view target = i.custom_call_target();
-  return is_cudnn_call(i) || absl::StrContains(sv(target), "cub_sort") ||
-         absl::StrContains(sv(target), "DeviceRadixSort");
+  return i.opcode() == Opcode::kCustomCall &&
+         (is_cudnn_call(i) || is_cub_sort(i.custom_call_target()));
 }
 
 }  // namespace
@@ -1227,9 +1231,8 @@ const Instruction* host_launched_program(const Computation& c) {
   return first;
 }
 
-double host_launch_s(const Instruction& i, const DeviceSpec& device,
-                     const Instruction* program_first) {
-  if (const double loop = loop_host_gap_s(i, device); loop > 0) return loop;
+double program_launch_s(const Instruction& i, const DeviceSpec& device,
+                        const Instruction* program_first) {
   if (program_first == nullptr || &i == program_first || i.parent() != program_first->parent() ||
       !takes_gpu_families(device) || is_pointer_only(i.opcode()) || has_library_gap(i)) {
     return 0;
@@ -1304,8 +1307,7 @@ std::optional<FamilyTime> family_time(const Instruction& i, const OpWork& work,
                                       const DeviceSpec& device) {
   if (i.opcode() == Opcode::kCustomCall) {
     const std::string_view target = i.custom_call_target();
-    if (absl::StrContains(sv(target), "cub_sort") ||
-        absl::StrContains(sv(target), "DeviceRadixSort")) {
+    if (is_cub_sort(target)) {
       return cub_sort(i, device);
     }
     if (target == "__gpu$TopK" || target == "TopK") return top_k(i, work, device);

@@ -85,13 +85,12 @@ double loop_host_gap_s(const Instruction& i, const DeviceSpec& device);
 // once per computation.
 const Instruction* host_launched_program(const Computation& c);
 
-// The host's time to launch `i`'s kernel where the host launches kernels one at a time: in a
-// small loop's body (loop_host_gap_s), and in the program whose first kernel is
-// `program_first` (host_launched_program of `i`'s computation), at the loops' time a kernel;
-// 0 for that first kernel, for a library call whose host gap already holds its launch (cuDNN,
-// CUB) and elsewhere.
-double host_launch_s(const Instruction& i, const DeviceSpec& device,
-                     const Instruction* program_first);
+// The host's time to launch `i`'s kernel in the program whose first kernel is `program_first`
+// (host_launched_program of `i`'s computation; a small loop's body is loop_host_gap_s's), at
+// the loops' time a kernel; 0 for that first kernel, for a library call whose host gap already
+// holds its launch (cuDNN, CUB) and elsewhere.
+double program_launch_s(const Instruction& i, const DeviceSpec& device,
+                        const Instruction* program_first);
 
 // Whether `device` takes the family models: an NVIDIA GPU with no calibrated efficiency.
 bool takes_gpu_families(const DeviceSpec& device);

@@ -73,7 +73,8 @@ struct InstructionTiming {
   double roofline_time_s = 0;
   // The host's launch time included in time_s (an op the host launches kernel by kernel: in
   // the body of a GPU loop too small for a command buffer, or in a small entry computation;
-  // gpu_families.h, host_launch_s); the computation's total weighs it against its kernels.
+  // gpu_families.h: loop_host_gap_s, program_launch_s); the computation's total weighs it
+  // against its kernels.
   double host_launch_s = 0;
   // How long its traffic occupies the device memory (ScheduledEvent::hbm_s): an op's HBM bytes
   // at the rate its expected time moves them, at most its time; an async start's, the work it

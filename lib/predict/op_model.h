@@ -80,7 +80,8 @@ struct OpView {
   // array's); 0: not such a kernel.
   int store_element_bytes = 0;
   std::optional<FamilyTime> family;  // a measured op-family model (gpu_families.h)
-  double host_launch_s = 0;  // the host's launch before it, kernel by kernel (host_launch_s)
+  // The host's launch before it, kernel by kernel (loop_host_gap_s, program_launch_s).
+  double host_launch_s = 0;
   bool launched_in_loop = false;  // host_launch_s is a small loop body's (loop_host_gap_s)
   // On GPUs: the share of its measured rate the op's matrix work keeps (the device's
   // sharded_compute_share in a program sharded over several GPUs, else 1).

@@ -94,11 +94,11 @@ void shorten(InstructionTiming& t, double s) {
   }
 }
 
-// A computation the host launches kernel by kernel (gpu_families.h, host_launch_s: a small
-// loop's body, a small program): the host runs ahead of the device, so a run takes the longer
-// of the host's launches H and the kernels D, not their sum. Each op keeps its kernel and the
-// exposed share of its launch, max(0, 1 - D / H): the computation's ops then add up to
-// max(D, H).
+// A computation the host launches kernel by kernel (gpu_families.h: loop_host_gap_s, a small
+// loop's body; program_launch_s, a small program): the host runs ahead of the device, so a run
+// takes the longer of the host's launches H and the kernels D, not their sum. Each op keeps its
+// kernel and the exposed share of its launch, max(0, 1 - D / H): the computation's ops then
+// add up to max(D, H).
 void expose_host_launches(ComputationTiming& ct, CombinedModel& model) {
   const double host = host_launch_total(ct);
   ct.host_launch_s = host;
