@@ -106,10 +106,6 @@ std::vector<const Instruction*> matmuls_of(const Instruction& i);
 // The first users that do work, looking through ops that only rename or retype a value
 // (bitcast, reshape, get-tuple-element, an async done of this start, ...).
 std::vector<const Instruction*> consumers(const Instruction& i);
-// The while loop whose body `c` is, or null.
-const Instruction* loop_of(const Computation& c);
-// True for a while loop's body.
-bool is_loop_body(const Computation& c);
 // The async done that ends the pair `start` begins, or null.
 const Instruction* done_of(const Instruction& start);
 // Text for a time in seconds with a multiplier: "1.2 ms x 4".

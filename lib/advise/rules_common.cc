@@ -131,17 +131,6 @@ std::vector<const Instruction*> consumers(const Instruction& i) {
   return out;
 }
 
-const Instruction* loop_of(const Computation& c) {
-  for (const Instruction* caller : c.callers()) {
-    if (caller->opcode() == Opcode::kWhile && caller->computation_attribute(AttrId::kBody) == &c) {
-      return caller;
-    }
-  }
-  return nullptr;
-}
-
-bool is_loop_body(const Computation& c) { return loop_of(c) != nullptr; }
-
 const Instruction* done_of(const Instruction& start) {
   for (const Instruction* u : start.users()) {
     if (is_async_done(u->opcode())) return u;

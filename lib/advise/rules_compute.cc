@@ -420,7 +420,7 @@ void host_launched_loops(const Context& ctx, std::vector<Candidate>& out) {
       total += saving;
     }
     if (total <= 0 || total < ctx.min_time_s()) continue;
-    const Instruction* loop = loop_of(*body);
+    const Instruction* loop = body->while_loop();
     FindingText text;
     text.id = "host-launched-loop";
     text.title = "A small GPU loop runs at the host's pace";

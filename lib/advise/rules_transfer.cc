@@ -148,7 +148,7 @@ std::optional<InvariantGather> invariant_gather(const Context& ctx, const Instru
   const Computation& body = *i.parent();
   const Instruction* root = body.root();
   InvariantGather g;
-  g.loop = loop_of(body);
+  g.loop = body.while_loop();
   if (g.loop == nullptr || root == nullptr || root->opcode() != Opcode::kTuple) {
     return std::nullopt;
   }
@@ -330,7 +330,7 @@ void exposed_collectives(const Context& ctx, std::vector<Candidate>& out) {
     const Computation& body = *op.instruction->parent();
     const double exposed = r.collective->exposed_s;
     const double independent =
-        is_loop_body(body) ? independent_work_s(ctx, body, *op.instruction, *wait) : 0;
+        body.while_loop() != nullptr ? independent_work_s(ctx, body, *op.instruction, *wait) : 0;
     if (independent > 0 && independent >= ctx.limits.loop_min_independent_share * exposed) {
       const double saving = std::min(exposed, independent) * r.multiplier;
       loop_ranks.push_back(

@@ -27,6 +27,16 @@ absl::Span<Instruction* const> Computation::callers() const {
   return detail::IrAccess::node(this).callers;
 }
 
+Instruction* Computation::while_loop() const {
+  for (Instruction* caller : callers()) {
+    if (caller->opcode() == Opcode::kWhile &&
+        caller->computation_attribute(AttrId::kBody) == this) {
+      return caller;
+    }
+  }
+  return nullptr;
+}
+
 Instruction* Computation::find_instruction(std::string_view name) const {
   return detail::IrAccess::find(this, name);
 }

@@ -1177,14 +1177,6 @@ bool follows_cudnn_call(const Instruction& i) {
 
 namespace {
 
-// Whether `c` is the body of a while loop.
-bool is_loop_body(const Computation& c) {
-  return absl::c_any_of(c.callers(), [&c](const Instruction* caller) {
-    return caller->opcode() == Opcode::kWhile &&
-           caller->computation_attribute(AttrId::kBody) == &c;
-  });
-}
-
 // The kernel a cuBLAS call launches: the host takes kLoopHostCublasS for it.
 double launch_of(const Instruction& i) {
   const bool cublas = i.opcode() == Opcode::kCustomCall &&
@@ -1204,7 +1196,7 @@ bool has_library_gap(const Instruction& i) {
 double loop_host_gap_s(const Instruction& i, const DeviceSpec& device) {
   if (!takes_gpu_families(device) || is_pointer_only(i.opcode())) return 0;
   const Computation* body = i.parent();
-  if (body == nullptr || !is_loop_body(*body)) return 0;
+  if (body == nullptr || body->while_loop() == nullptr) return 0;
   // Counted until a command buffer's worth: every op of a large body asks.
   int kernels = 0;
   for (const Instruction* op : body->instructions()) {

@@ -264,6 +264,40 @@ ENTRY %e {
   CHECK(find(m, "e", "gte").async_start() == nullptr);
 }
 
+TEST_CASE("a while loop's body knows its loop; its condition and other callees do not") {
+  Module m = parse_ok(R"(HloModule m
+%body (s: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %s = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %v = f32[8]{0} get-tuple-element(%s), index=1
+  %one = s32[] constant(1)
+  %n = s32[] add(%i, %one)
+  ROOT %t = (s32[], f32[8]{0}) tuple(%n, %v)
+}
+%cond (s: (s32[], f32[8])) -> pred[] {
+  %s = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %k = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %k), direction=LT
+}
+%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %a = f32[] add(%x, %y)
+}
+ENTRY %e (p: (s32[], f32[8])) -> f32[] {
+  %p = (s32[], f32[8]{0}) parameter(0)
+  %w = (s32[], f32[8]{0}) while(%p), condition=%cond, body=%body
+  %v = f32[8]{0} get-tuple-element(%w), index=1
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(%v, %z), dimensions={0}, to_apply=%add
+})");
+  CHECK(m.find_computation("body")->while_loop() == &find(m, "e", "w"));
+  CHECK(m.find_computation("cond")->while_loop() == nullptr);
+  CHECK(m.find_computation("add")->while_loop() == nullptr);
+  CHECK(m.entry()->while_loop() == nullptr);
+}
+
 TEST_CASE("nested instruction operands become instructions named <opcode>.anon") {
   Module m = parse_ok(R"(HloModule test
 ENTRY test {

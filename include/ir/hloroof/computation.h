@@ -41,6 +41,8 @@ class Computation {
   Instruction* find_instruction(std::string_view name) const;
   // Instructions that call this computation (fusion, while, reduce, ...).
   absl::Span<Instruction* const> callers() const;
+  // The while loop whose body this computation is, or null (a loop's condition is not its body).
+  Instruction* while_loop() const;
 
   // ---- Edits.
   // Adds `opcode(operands...)` with `shape` before `before` (at the end when null); the order is
