@@ -443,7 +443,7 @@ void CombinedModel::render(const OpView& op, const OpEstimate& e, Explanation& e
     if (e.layout_sensitive) {
       explanation.append(
           "\n  note: an FFT or transpose: its time depends on layout and stride, "
-          "so this expected time may be up to 2.5x short (assumptions)");
+          "so this expected time may be up to 1.7x short (assumptions)");
     }
   }
   if (e.host_launch_s > 0 && e.launched_in_loop) {

@@ -421,9 +421,10 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
     out.layout_sensitive = true;
     out.notes.assume(
         "FFTs and transposes on GPUs: modelled as memory traffic only; the axis they stride "
-        "along is not, and programs of such kernels took 1.0-2.5x their expected time on one "
-        "A100 node (jaxdecomp 3D FFTs: expected/measured 0.4-1.0, inverse transforms the "
-        "lowest): read their times as uncertain by up to 2.5x");
+        "along is not, and programs of such kernels took 1.0-1.7x their expected time on one "
+        "A100 node (jaxdecomp 3D FFTs: expected/measured 0.60-0.98, the 256^3 ones and the "
+        "inverse ones over a 2 x 4 grid the lowest): read their times as uncertain by up to "
+        "1.7x");
   }
   return out;
 }
