@@ -361,6 +361,13 @@ void add_issue(const Instruction& i, const SlotTable& slots, double used, IssueT
   if (!shape.is_array()) return;
   const double elements = elements_of(shape) * used;
   auto it = slots.find({i.opcode(), shape.element_type});
+  // XLA's profiles time f16 ops but no bf16 ones. A bf16 op takes its f16 twin's slots
+  // (borrowed): an op the emitter expands (an exponential, a tanh, a division) runs in f32
+  // between two converts for either 16-bit type.
+  if (it == slots.end() && shape.element_type == PrimitiveType::kBF16) {
+    it = slots.find({i.opcode(), PrimitiveType::kF16});
+    if (it != slots.end()) out.bf16_as_f16 = true;
+  }
   out.element_ops += elements;
   out.slots += elements * (it == slots.end() ? 1.0 : it->second);
 }

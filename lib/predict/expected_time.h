@@ -158,6 +158,7 @@ struct IssueTime {
   double element_ops = 0;  // elements x elementwise ops
   double slots = 0;        // issue slots of them all
   std::string profile;     // the profiled device whose cycles were read ("h100"); empty: none
+  bool bf16_as_f16 = false;  // a bf16 op took its f16 twin's slots (the profiles hold no bf16)
 };
 
 // The issue time of the elementwise ops `instruction` runs: itself, or the ops of its fusion

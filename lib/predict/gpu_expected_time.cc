@@ -354,7 +354,8 @@ OpEstimate GpuTableModel::estimate(const OpView& op, OpEstimate out) const {
     basis.slots = issue.slots;
     basis.profile = issue.profile;
     consider(issue.time_s, [&issue] {
-      return absl::StrCat("elementwise issue (op profiles ", issue.profile, ", measured)");
+      return absl::StrCat("elementwise issue (op profiles ", issue.profile, ", measured",
+                          issue.bf16_as_f16 ? "; bf16 ops as f16, borrowed" : "", ")");
     });
   }
   if (model == "roofline" || terms + overhead <= roofline.time_s) {

@@ -625,6 +625,24 @@ ENTRY e {
   CHECK(sliced.op("f").model() == "elementwise issue (op profiles h100, measured)");
 }
 
+TEST_CASE("elementwise issue: a bf16 op takes its f16 twin's profile") {
+  // tanh of bf16[33554432] on h100: no bf16 profile; the f16 tanh, 502 cycles over 7 for an
+  // f32 add, 71.714 issue slots per element: 33554432 x 71.714 = 2.4064e9 slots at 3.35e13
+  // lane slots/s = 71.83 us, + 1 us launch. Its memory, 2 x 2 B x 33554432 = 134217728 B at
+  // 0.87 x 3.35e12 B/s, is 46.05 us: compute bound, where one slot an element (0.5 GFLOP of
+  // issue, 1 us) left it at its memory.
+  constexpr std::string_view kTanh = R"(HloModule m
+ENTRY e {
+  x = bf16[33554432] parameter(0)
+  ROOT t = bf16[33554432] tanh(x)
+})";
+  auto tanh = testing::predict(kTanh, "h100");
+  CHECK(tanh.op("t").time_s == Approx(33554432 * (502.0 / 7) / 3.35e13 + 1e-6).epsilon(1e-6));
+  CHECK(tanh.op("t").model() ==
+        "elementwise issue (op profiles h100, measured; bf16 ops as f16, borrowed)");
+  CHECK_FALSE(measured::op_profile_cycles("h100", "tanh", "bf16"));
+}
+
 TEST_CASE("reduce-window: the window walk of XLA's loop, not the bytes, sets a cumsum") {
   // A cumulative sum's 16-wide windows over f32[4194304,16] on h200: 67108864 outputs x 16
   // window elements x 1 windowed dimension = 1073741824 steps at 0.285 ps = 306.02 us (h200's
