@@ -10,7 +10,10 @@ ms: the median of the iterations is the measured time, else the mean). The repor
 licence, so they are not part of this repository: give the files or folders of a checkout. For
 each report, predicts the HLO on DEVICE:NODESxGPUS_PER_NODE (the run's nodes, so that groups
 spanning nodes are placed across them) and prints the expected step time, the measured time and
-their ratio; then, per node count, the median ratio and the median of |expected / measured - 1|.
+their ratio; then, per node count, the median ratio and the median of |expected / measured - 1|;
+then, for each run with a twin of a larger cube (the same grid, precision and transform), the
+part of its time that does not grow with the data (its time less the twin's scaled by their
+volumes), measured and expected.
 Extra --set figures (a cluster's own network, e.g. interconnect.scale_out_bandwidth=6.25e9 for
 nodes of 8 GPUs sharing 4 x 100 Gb/s) go to every prediction.
 
@@ -178,7 +181,39 @@ def main() -> int:
               f"{min(ratios):.3f}-{max(ratios):.3f}, median {statistics.median(ratios):.3f}; "
               f"median |expected/measured - 1| "
               f"{statistics.median(abs(x - 1) for x in ratios) * 100:.1f}%")
+    fixed_parts(rows)
     return 0
+
+
+def fixed_parts(rows: list[dict]) -> None:
+    """For each run with a twin of a larger cube (the same grid, precision and transform on as
+    many nodes), the part of its time that does not grow with the data: its time less the
+    twin's scaled by the ratio of their volumes, measured and expected."""
+    twins: dict[tuple, list[dict]] = {}
+    for r in rows:
+        twins.setdefault((re.sub(r"jaxfft__\d+_", "jaxfft__N_", r["name"]), r["nodes"]),
+                         []).append(r)
+    pairs = []
+    for group in twins.values():
+        group.sort(key=lambda r: int(cube(r)) if cube(r).isdigit() else 0)
+        small, large = group[0], group[-1]
+        if small is large or not cube(small).isdigit() or not cube(large).isdigit():
+            continue
+        scale = (int(cube(small)) / int(cube(large))) ** 3
+        pairs.append((small["name"], large["name"],
+                      small["measured_s"] - large["measured_s"] * scale,
+                      small["expected_s"] - large["expected_s"] * scale))
+    if not pairs:
+        return
+    print("\nwhat does not grow with the data: a run less its larger twin's time scaled by their "
+          "volumes (ms)")
+    width = max(len(p[0]) for p in pairs)
+    print(f"{'report':<{width}}  measured  expected")
+    for name, _, measured, expected in pairs:
+        print(f"{name:<{width}}  {measured * 1e3:>8.3f}  {expected * 1e3:>8.3f}")
+    print(f"{len(pairs)} pairs: measured {min(p[2] for p in pairs) * 1e3:.3f}-"
+          f"{max(p[2] for p in pairs) * 1e3:.3f} ms, expected "
+          f"{min(p[3] for p in pairs) * 1e3:.3f}-{max(p[3] for p in pairs) * 1e3:.3f} ms")
 
 
 if __name__ == "__main__":
