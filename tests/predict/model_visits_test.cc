@@ -85,7 +85,7 @@ ENTRY main {
   d1 = bf16[512,4096]{1,0} dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   d2 = bf16[512,4096]{1,0} dot(d1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   e = bf16[512,4096]{1,0} exponential(d2)
-  l = bf16[512,4096]{1,0} log(e)
+  l = bf16[512,4096]{1,0} exponential(e)
   x = f32[1024]{0} parameter(2)
   k = f32[1024]{0} fusion(x), kind=kCustom, calls=fused_negate, backend_config={"reification_cost":[{"exec_time_us":500,"name":"sol"}]}
   ROOT t = (bf16[512,4096]{1,0}, f32[1024]{0}) tuple(l, k)
@@ -105,7 +105,8 @@ TEST_CASE("model visits: GEMMs on a GPU, each model once, an op alike another no
     CHECK(visits.of("d2").empty());
     CHECK(p.op("d2").time_s == p.op("d1").time_s);
     CHECK(visits.of("e") == kDevice);
-    // l's work is e's (one transcendental an element, the same bytes): e's estimate too.
+    // l is another exponential of the same shape (the same work, bytes and issue slots): e's
+    // estimate too.
     CHECK(visits.of("l").empty());
     CHECK(visits.of("k") == kKernel);
     // d1 2, e 2, k 2: 6 visits for the 3 ops whose estimate is made, 5 ops timed.
