@@ -478,6 +478,7 @@ void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
     const IndexedOp* op = nullptr;
     PrimitiveType updates = PrimitiveType::kInvalid;  // their element type
     TimeRange range;
+    double risk_s = 0;  // (the range's top - the expected time) x executions
   };
   std::vector<Found> found;
   double risk_s = 0;
@@ -488,8 +489,9 @@ void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
     if (scatter == nullptr || scatter->operand_count() < 3) continue;
     const Shape& updates = scatter->operand(scatter->operand_count() - 1)->shape();
     if (!updates.is_array() || primitive_storage_bytes(updates.element_type) >= 4) continue;
-    risk_s += (range->high_s - op_time_s(*op.record)) * op.record->multiplier;
-    found.push_back({&op, updates.element_type, *range});
+    const double risk = (range->high_s - op_time_s(*op.record)) * op.record->multiplier;
+    risk_s += risk;
+    found.push_back({&op, updates.element_type, *range, risk});
   }
   if (found.empty() || risk_s < ctx.limits.scatter_repeats_min_step_share * ctx.step_s()) return;
   Candidate c;
@@ -497,8 +499,7 @@ void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
   std::vector<EvidenceRank> ranks;
   for (size_t k = 0; k < found.size(); ++k) {
     const OpPrediction& r = *found[k].op->record;
-    ranks.push_back({(found[k].range.high_s - op_time_s(r)) * r.multiplier,
-                     r.hbm_bytes * r.multiplier, r.multiplier, k});
+    ranks.push_back({found[k].risk_s, r.hbm_bytes * r.multiplier, r.multiplier, k});
   }
   std::vector<AdviceEvidence> items;
   for (size_t k : kept_items(ctx, ranks)) {
@@ -508,7 +509,7 @@ void scatter_repeats(const Context& ctx, std::vector<Candidate>& out) {
     e.detail = absl::StrCat(sv(primitive_type_name(f.updates)), " updates: expected ",
                             times_text(op_time_s(r), r.multiplier), " (", f.range.low, "); with ",
                             f.range.high, ", ", format_seconds(f.range.high_s), " a run");
-    e.time_at_stake_s = (f.range.high_s - op_time_s(r)) * r.multiplier;
+    e.time_at_stake_s = f.risk_s;
   }
   FindingText text;
   text.id = "scatter-repeats";
