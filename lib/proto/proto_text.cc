@@ -22,6 +22,7 @@
 #include "proto/hlo.pb.h"
 #include "proto/hlo_proto_internal.h"
 #include "text/name_chars.h"
+#include "text/printer.h"
 #include "util/wire_reader.h"
 
 namespace hloroof::proto_internal {
@@ -554,30 +555,6 @@ void append_metadata(std::string* out, const pb::OpMetadata& m) {
   out->push_back('}');
 }
 
-namespace {
-
-// True when `text` is one brace-balanced blob `{...}` (strings skipped): printed raw.
-bool balanced_blob(std::string_view text) {
-  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\') ++i;
-      }
-      if (i >= text.size()) return false;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}') {
-      if (--depth == 0 && i + 1 != text.size()) return false;
-    }
-  }
-  return depth == 0;
-}
-
-}  // namespace
-
 std::string frontend_attributes_text(const pb::FrontendAttributes& f) {
   // As a map: sorted by key, the last of equal keys kept.
   std::map<std::string, std::string> sorted;
@@ -587,7 +564,8 @@ std::string frontend_attributes_text(const pb::FrontendAttributes& f) {
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i > 0) out += ",";
     str_append(&out, entries[i].first, "=");
-    out += balanced_blob(entries[i].second) ? entries[i].second : quote_text(entries[i].second);
+    const std::string& value = entries[i].second;
+    out += text::is_balanced_blob(value) ? value : quote_text(value);
   }
   out += "}";
   return out;
@@ -882,7 +860,7 @@ std::string backend_config_text(const std::string& config) {
   if (!config.empty() && config.front() == '{') {
     std::string sorted;
     if (JsonSorter(config).run(&sorted)) return sorted;
-    if (balanced_blob(config)) return config;
+    if (text::is_balanced_blob(config)) return config;
   }
   return quote_text(config);
 }

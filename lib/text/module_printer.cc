@@ -36,26 +36,6 @@ void append_quoted(std::string* out, std::string_view value) {
   out->push_back('"');
 }
 
-// True when `text` is one brace-balanced blob `{...}` (strings skipped), so it can be printed
-// raw (syntax 1.8).
-bool is_balanced_blob(std::string_view text) {
-  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\') ++i;
-      }
-      if (i >= text.size()) return false;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}') {
-      if (--depth == 0 && i + 1 != text.size()) return false;
-    }
-  }
-  return depth == 0;
-}
 
 // Floats print with %g at 6 significant digits, or 9 when 6 would not read back as the same
 // f32 (syntax 1.5).
@@ -147,6 +127,25 @@ void append_name_list(std::string* out, absl::Span<Instruction* const> list) {
 }
 
 }  // namespace
+
+bool is_balanced_blob(std::string_view text) {
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      if (i >= text.size()) return false;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      if (--depth == 0 && i + 1 != text.size()) return false;
+    }
+  }
+  return depth == 0;
+}
 
 void append_attribute_value(std::string* out, const Attribute& a) {
   switch (attribute_kind(a.id)) {

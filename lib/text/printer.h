@@ -15,6 +15,9 @@ namespace hloroof::text {
 
 // The canonical text of an attribute's value (what follows `name=`).
 void append_attribute_value(std::string* out, const Attribute& attribute);
+// True when `text` is one brace-balanced blob `{...}` (strings skipped), so it can be printed
+// raw (syntax 1.8): a backend config or frontend attribute value.
+bool is_balanced_blob(std::string_view text);
 // An instruction's line of the module without its indentation, ROOT and line end: what
 // print(instruction) returns (a caller printing many keeps one string's room).
 void append_instruction_text(std::string* out, const Instruction& instruction);
