@@ -107,6 +107,7 @@ std::vector<std::string> advice_rule_ids() {
           "small-ops",
           "host-launched-loop",
           "f32-matmul",
+          "dense-ragged-dot",
           "unfused-elementwise",
           "host-transfer",
           "memory-headroom",
@@ -158,6 +159,7 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
   advise_internal::host_transfer(ctx, before);
   advise_internal::layout_copy(ctx, before);
   advise_internal::f32_matmul(ctx, before);
+  advise_internal::dense_ragged_dot(ctx, before);
   advise_internal::unfused_elementwise(ctx, before);
   advise_internal::small_ops(ctx, state_->after_padding);
   advise_internal::host_launched_loops(ctx, state_->after_padding);

@@ -154,6 +154,7 @@ void padding_waste(const Context& ctx, std::vector<Candidate>& out);
 void small_ops(const Context& ctx, std::vector<Candidate>& out);
 void host_launched_loops(const Context& ctx, std::vector<Candidate>& out);
 void f32_matmul(const Context& ctx, std::vector<Candidate>& out);
+void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out);
 void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out);
 void host_transfer(const Context& ctx, std::vector<Candidate>& out);
 void memory_headroom(const Context& ctx, std::vector<Candidate>& out);

@@ -1,9 +1,10 @@
-// The rules about the ops' own work: layout-copy, f32-matmul, unfused-elementwise, small-ops,
-// host-launched-loop, unknown-cost.
+// The rules about the ops' own work: layout-copy, f32-matmul, dense-ragged-dot,
+// unfused-elementwise, small-ops, host-launched-loop, scatter-repeats, unknown-cost.
 #include <algorithm>
 #include <map>
 #include <optional>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "advise/advise_internal.h"
@@ -235,6 +236,136 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
       "per op, max(matrix FLOPs / peak, HBM bytes / bandwidth, other FLOPs / vector rate) in "
       "f32 minus the same in bf16, x executions: ",
       sum_text(items, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), 0, out);
+}
+
+namespace {
+
+// Whether the last part of an op_name ("jit(f)/moe/ragged_dot_general") names a ragged dot.
+bool from_ragged_dot(std::string_view op_name) {
+  const size_t slash = op_name.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? op_name
+                                                                 : op_name.substr(slash + 1);
+  return last == "ragged_dot_general" || last == "ragged_dot";
+}
+
+// The product of `shape`'s dimensions at `dims`.
+int64_t dims_product(const Shape& shape, IntList dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d >= 0 && d < shape.rank()) n *= shape.dims[d].size;
+  }
+  return n;
+}
+
+// Whether `g` groups fit `matmul` as a dense ragged dot: a dot that contracts over whole groups
+// (its contracting size a multiple of g) or batches over them (a batch dimension of g), or a
+// convolution that picks each group's slot out of g (a window of g over a base dilated by g:
+// how XLA's TPU compiler writes a ragged dot).
+bool groups_fit(const Instruction& matmul, int64_t g) {
+  if (matmul.opcode() == Opcode::kConvolution) {
+    const Window* window = matmul.window();
+    if (window == nullptr) return false;
+    for (const WindowDim& d : window->dims) {
+      if (d.size == g && d.lhs_dilation == g) return true;
+    }
+    return false;
+  }
+  if (matmul.operand_count() < 1 || !matmul.operand(0)->shape().is_array()) return false;
+  const DotDimensionNumbers dims = matmul.dot_dimensions();
+  const Shape& lhs = matmul.operand(0)->shape();
+  for (int64_t d : dims.lhs_batch) {
+    if (d >= 0 && d < lhs.rank() && lhs.dims[d].size == g) return true;
+  }
+  const int64_t contracting = dims_product(lhs, dims.lhs_contracting);
+  return contracting > g && contracting % g == 0;
+}
+
+// The number of groups of a dense ragged dot: the length of the first integer vector (the
+// group sizes, or their ends: s32[G], s32[G,1]) among the ops at most four steps above `op`
+// that fits `matmul` (groups_fit); 0 when none does.
+int64_t ragged_groups(const Instruction& op, const Instruction& matmul) {
+  std::vector<const Instruction*> level = {&op}, next;
+  absl::flat_hash_set<const Instruction*> seen = {&op};
+  for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
+    next.clear();
+    for (const Instruction* i : level) {
+      for (const Instruction* o : i->operands()) {
+        if (!seen.insert(o).second) continue;
+        next.push_back(o);
+        const Shape& s = o->shape();
+        if (!s.is_array() || !(is_signed_integral(s.element_type) ||
+                               is_unsigned_integral(s.element_type))) {
+          continue;
+        }
+        int64_t g = 1, long_dims = 0;
+        for (const Dimension& d : s.dims) {
+          if (d.size != 1) ++long_dims;
+          g *= d.size;
+        }
+        if (long_dims == 1 && g >= 2 && groups_fit(matmul, g)) return g;
+      }
+    }
+    level.swap(next);
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Matmuls that XLA made of a ragged dot (jax.lax.ragged_dot, a mixture of experts' grouped
+// matmul) as one dense dot over every group: each token's row, masked by its group, meets every
+// group's weights (or, for the weights' gradient, every group sums over every token), so the
+// dot runs G times the FLOPs of the grouped matmul. XLA's GPU compiler lowers it so; its TPU
+// compiler masks the rows into every group's slot the same way and picks each slot's product
+// with a base-dilated convolution. At stake: the op's time less a Gth of it.
+void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out) {
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, flops = 0;
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    if (r.matrix_flops <= 0 || op_time_s(r) <= 0) continue;
+    int64_t groups = 0;
+    for (const Instruction* m : matmuls_of(*op.instruction)) {
+      if (m->opcode() != Opcode::kDot && m->opcode() != Opcode::kConvolution) continue;
+      if (!from_ragged_dot(m->op_name()) && !from_ragged_dot(op.instruction->op_name())) continue;
+      groups = std::max(groups, ragged_groups(*op.instruction, *m));
+    }
+    if (groups < 2) continue;
+    const double saving = op_time_s(r) * (1 - 1.0 / static_cast<double>(groups)) * r.multiplier;
+    AdviceEvidence e = ctx.evidence(op);
+    e.detail = absl::StrCat(groups, " groups, ", format_flops(r.matrix_flops), " dense: ",
+                            format_flops(r.matrix_flops / static_cast<double>(groups)),
+                            " grouped");
+    e.bytes = r.hbm_bytes * r.multiplier;
+    e.time_s = op_step_time_s(r);
+    e.time_at_stake_s = saving;
+    items.push_back(std::move(e));
+    c.claims.push_back({op.instruction, saving});
+    total += saving;
+    flops += r.matrix_flops * r.multiplier;
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  FindingText text;
+  text.id = "dense-ragged-dot";
+  text.title = "A ragged dot runs as a dense matmul over every group";
+  text.what = absl::StrCat(
+      plural(items.size(), "matmul"), " (", format_flops(flops), " per step) ",
+      items.size() == 1 ? "runs" : "run",
+      " jax.lax.ragged_dot as one dense dot over all its groups: each row, masked by its group, "
+      "meets every group's weights, G times the FLOPs of the grouped matmul (G: the groups, "
+      "from the group sizes the masks are made of). At a Gth of the FLOPs: ",
+      format_seconds(total), " less.");
+  text.fix =
+      "Run each group's rows against its own weights only: dispatch the tokens to a fixed "
+      "capacity per group ([groups, capacity, d], a capacity factor of about 1.25) and use one "
+      "batched jnp.einsum over the groups, or a grouped-matmul kernel over tokens sorted by "
+      "group (on TPU megablox's gmm, jax.experimental.pallas.ops.tpu.megablox; on GPU a "
+      "Pallas or Triton grouped GEMM); then check with hloroof advise that this finding is "
+      "gone.";
+  text.arithmetic = absl::StrCat("per op, its time x (1 - 1/G) x executions: ",
+                                 sum_text(items, total));
   add_candidate(std::move(c), std::move(text), std::move(items), 0, out);
 }
 

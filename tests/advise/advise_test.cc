@@ -450,6 +450,118 @@ TEST_CASE("scatter-repeats: a bf16 scatter whose indices may repeat, and an f32 
   CHECK(c.find("scatter-repeats") == nullptr);
 }
 
+// ---- dense-ragged-dot
+
+// jax.lax.ragged_dot of 4096 tokens of 1024 features over 4 groups of [1024, 4096] weights, as
+// XLA's GPU compiler lowers it: each token copied into all 4 group slots, masked by the group
+// sizes (s32[`groups`]), and one dense [4096, 4096] x [4096, 4096] dot over them, named by its
+// metadata as `op_name`.
+std::string dense_ragged_dot(int groups, const std::string& op_name) {
+  const std::string g = absl::StrCat(groups);
+  return absl::StrCat(R"(HloModule m
+add32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+mask {
+  x = bf16[4096,1024] parameter(0)
+  g = s32[)", g, R"(] parameter(1)
+  zero = s32[] constant(0)
+  n = s32[] reduce(g, zero), dimensions={0}, to_apply=add32
+  xb = bf16[4096,4,1024] broadcast(x), dimensions={0,2}
+  gb = s32[4096,4,1024] broadcast(n), dimensions={}
+  io = s32[4096,4,1024] iota(), iota_dimension=0
+  in = pred[4096,4,1024] compare(io, gb), direction=LT
+  z = bf16[] constant(0)
+  zb = bf16[4096,4,1024] broadcast(z), dimensions={}
+  ROOT s = bf16[4096,4,1024] select(in, xb, zb)
+}
+gemm {
+  a = bf16[4096,4096] parameter(0)
+  b = bf16[4096,4096] parameter(1)
+  ROOT d = bf16[4096,4096] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0},
+    metadata={op_name=")", op_name, R"("}
+}
+ENTRY e {
+  x = bf16[4096,1024] parameter(0)
+  w = bf16[4,1024,4096] parameter(1)
+  g = s32[)", g, R"(] parameter(2)
+  m = bf16[4096,4,1024] fusion(x, g), kind=kLoop, calls=mask
+  mb = bf16[4096,4096] bitcast(m)
+  wb = bf16[4096,4096] bitcast(w)
+  ROOT f = bf16[4096,4096] fusion(mb, wb), kind=kCustom, calls=gemm
+})");
+}
+
+TEST_CASE("dense-ragged-dot: a ragged dot lowered as one dense dot over its groups") {
+  auto a = advise_text(dense_ragged_dot(4, "jit(f)/moe/ragged_dot_general"), "h100");
+  const AdviceFinding* f = a.find("dense-ragged-dot");
+  REQUIRE(f != nullptr);
+  // 4 groups (the s32[4] two steps above the dot; its contracting 4096 = 4 x 1024): a grouped
+  // matmul runs a quarter of the 2 x 4096^3 FLOPs, so 3/4 of the dot's time is at stake.
+  const double dot = a.op("f").time_s;
+  REQUIRE(dot > 0);
+  CHECK(f->time_at_stake_s == Approx(dot * 3 / 4));
+  REQUIRE(f->evidence.size() == 1);
+  CHECK_THAT(f->evidence[0].detail, Catch::Contains("4 groups"));
+  CHECK_THAT(f->fix, Catch::Contains("capacity"));
+  // The same dot from a plain einsum: nothing ragged about it.
+  auto b = advise_text(dense_ragged_dot(4, "jit(f)/moe/dot_general"), "h100");
+  CHECK(b.find("dense-ragged-dot") == nullptr);
+  // An integer vector of 3 cannot be the groups of a contraction over 4096: nothing said.
+  auto c = advise_text(dense_ragged_dot(3, "jit(f)/moe/ragged_dot_general"), "h100");
+  CHECK(c.find("dense-ragged-dot") == nullptr);
+}
+
+// The same on a TPU, as its compiler writes a ragged dot: every token in each of the 4 groups'
+// slots, a convolution that picks slot o's product with group o's weights (a window of 4 over a
+// base dilated by 4), then the slots masked by the group sizes and summed.
+std::string tpu_dense_ragged_dot(const std::string& op_name) {
+  return absl::StrCat(R"(HloModule m
+addbf {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+grouped {
+  a = bf16[4096,1024] parameter(0)
+  k = bf16[4,1024,4096] parameter(1)
+  g = s32[4] parameter(2)
+  ab = bf16[4,4096,1024] broadcast(a), dimensions={1,2}
+  c = bf16[4,4096,4096] convolution(ab, k), window={size=4 stride=3 lhs_dilate=4},
+    dim_labels=0bf_0io->0bf, metadata={op_name=")", op_name, R"("}
+  gb = s32[4,4096,4096] broadcast(g), dimensions={0}
+  io = s32[4,4096,4096] iota(), iota_dimension=1
+  m = pred[4,4096,4096] compare(io, gb), direction=LT
+  z = bf16[] constant(0)
+  zb = bf16[4,4096,4096] broadcast(z), dimensions={}
+  s = bf16[4,4096,4096] select(m, c, zb)
+  ROOT r = bf16[4096,4096] reduce(s, z), dimensions={0}, to_apply=addbf
+}
+ENTRY e {
+  a = bf16[4096,1024] parameter(0)
+  k = bf16[4,1024,4096] parameter(1)
+  g = s32[4] parameter(2)
+  ROOT f = bf16[4096,4096] fusion(a, k, g), kind=kOutput, calls=grouped
+})");
+}
+
+TEST_CASE("dense-ragged-dot: a TPU's base-dilated convolution over every group's slot") {
+  auto a = advise_text(tpu_dense_ragged_dot("jit(f)/moe/ragged_dot_general"), "tpu_v5e");
+  const AdviceFinding* f = a.find("dense-ragged-dot");
+  REQUIRE(f != nullptr);
+  // 4 groups (the s32[4] operand; a window of 4 over a base dilated by 4): each slot's product
+  // is 2 x 4096 x 1024 x 4096 FLOPs, all 4 computed where a grouped matmul needs one: 3/4 of
+  // the fusion's time is at stake.
+  const double fusion = a.op("f").time_s;
+  REQUIRE(fusion > 0);
+  CHECK(f->time_at_stake_s == Approx(fusion * 3 / 4));
+  CHECK_THAT(f->evidence.at(0).detail, Catch::Contains("4 groups"));
+  auto b = advise_text(tpu_dense_ragged_dot("jit(f)/conv_general_dilated"), "tpu_v5e");
+  CHECK(b.find("dense-ragged-dot") == nullptr);
+}
+
 // ---- f32-matmul
 
 // d32: 2 x 1024^3 = 2147483648 FLOP at the f32 peak 6.7e13 = 32.05 us (HBM 12 MiB / 3.35e12 =
@@ -689,7 +801,7 @@ ENTRY e {
 }
 
 TEST_CASE("every rule has a documented id; the advice names its device") {
-  CHECK(advice_rule_ids().size() == 14);
+  CHECK(advice_rule_ids().size() == 15);
   absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
   REQUIRE_OK(m);
   // The device is a parameter (no options struct holds it): nothing to predict, nothing found.
