@@ -108,6 +108,7 @@ std::vector<std::string> advice_rule_ids() {
           "host-launched-loop",
           "f32-matmul",
           "dense-ragged-dot",
+          "unfused-attention",
           "unfused-elementwise",
           "host-transfer",
           "memory-headroom",
@@ -160,6 +161,7 @@ AdviceMaker::AdviceMaker(const Module& module, const Prediction& prediction,
   advise_internal::layout_copy(ctx, before);
   advise_internal::f32_matmul(ctx, before);
   advise_internal::dense_ragged_dot(ctx, before);
+  advise_internal::unfused_attention(ctx, before);
   advise_internal::unfused_elementwise(ctx, before);
   advise_internal::small_ops(ctx, state_->after_padding);
   advise_internal::host_launched_loops(ctx, state_->after_padding);

@@ -139,6 +139,11 @@ struct FindingText {
   std::string arithmetic;  // Candidate::arithmetic: how its claims add up
 };
 
+// An op a rule would speed up: its evidence (`detail`, its bytes and time per step, the
+// saving) appended to `items`, and its claim on `saving` seconds per step to `c`.
+void claim_op(const Context& ctx, const IndexedOp& op, double saving, std::string detail,
+              Candidate& c, std::vector<AdviceEvidence>& items);
+
 // The end of every rule: the candidate `c` (its claims and flags set) gets the texts, the bytes
 // at stake and the evidence, sorted (sort_evidence); the finding's op count is `op_count`, or
 // the evidence's size when it is negative. Appends the candidate to `out`.
@@ -155,6 +160,7 @@ void small_ops(const Context& ctx, std::vector<Candidate>& out);
 void host_launched_loops(const Context& ctx, std::vector<Candidate>& out);
 void f32_matmul(const Context& ctx, std::vector<Candidate>& out);
 void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out);
+void unfused_attention(const Context& ctx, std::vector<Candidate>& out);
 void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out);
 void host_transfer(const Context& ctx, std::vector<Candidate>& out);
 void memory_headroom(const Context& ctx, std::vector<Candidate>& out);

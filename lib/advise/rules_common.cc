@@ -215,6 +215,17 @@ std::vector<size_t> kept_items(const Context& ctx, std::vector<EvidenceRank> ran
   return out;
 }
 
+void claim_op(const Context& ctx, const IndexedOp& op, double saving, std::string detail,
+              Candidate& c, std::vector<AdviceEvidence>& items) {
+  const OpPrediction& r = *op.record;
+  AdviceEvidence& e = items.emplace_back(ctx.evidence(op));
+  e.detail = std::move(detail);
+  e.bytes = r.hbm_bytes * r.multiplier;
+  e.time_s = op_step_time_s(r);
+  e.time_at_stake_s = saving;
+  c.claims.push_back({op.instruction, saving});
+}
+
 void add_candidate(Candidate c, FindingText text, std::vector<AdviceEvidence> items,
                    double bytes_at_stake, std::vector<Candidate>& out, int64_t op_count) {
   sort_evidence(items);

@@ -1,5 +1,6 @@
 // The rules about the ops' own work: layout-copy, f32-matmul, dense-ragged-dot,
-// unfused-elementwise, small-ops, host-launched-loop, scatter-repeats, unknown-cost.
+// unfused-attention, unfused-elementwise, small-ops, host-launched-loop, scatter-repeats,
+// unknown-cost.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -205,17 +206,13 @@ void f32_matmul(const Context& ctx, std::vector<Candidate>& out) {
     const double per_run = std::min(op_time_s(r), std::max(0.0, now - then));
     if (per_run <= 0) continue;
     const double saving = per_run * r.multiplier;
-    AdviceEvidence e = ctx.evidence(op);
-    e.detail = absl::StrCat(highest ? "precision HIGHEST, " : "f32 operands, ",
-                            format_flops(r.matrix_flops), ": ", format_seconds(now), " at ",
-                            format_flop_rate(wide_peak * eff), " and ", format_bytes(r.hbm_bytes),
-                            " vs ", format_seconds(then), " in bf16 (",
-                            format_flop_rate(*bf16 * eff), ", f32 operands in half the bytes)");
-    e.bytes = r.hbm_bytes * r.multiplier;
-    e.time_s = op_step_time_s(r);
-    e.time_at_stake_s = saving;
-    items.push_back(std::move(e));
-    c.claims.push_back({op.instruction, saving});
+    claim_op(ctx, op, saving,
+             absl::StrCat(highest ? "precision HIGHEST, " : "f32 operands, ",
+                          format_flops(r.matrix_flops), ": ", format_seconds(now), " at ",
+                          format_flop_rate(wide_peak * eff), " and ", format_bytes(r.hbm_bytes),
+                          " vs ", format_seconds(then), " in bf16 (",
+                          format_flop_rate(*bf16 * eff), ", f32 operands in half the bytes)"),
+             c, items);
     total += saving;
     flops += r.matrix_flops * r.multiplier;
   }
@@ -334,15 +331,10 @@ void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out) {
     }
     if (groups < 2) continue;
     const double saving = op_time_s(r) * (1 - 1.0 / static_cast<double>(groups)) * r.multiplier;
-    AdviceEvidence e = ctx.evidence(op);
-    e.detail = absl::StrCat(groups, " groups, ", format_flops(r.matrix_flops), " dense: ",
-                            format_flops(r.matrix_flops / static_cast<double>(groups)),
-                            " grouped");
-    e.bytes = r.hbm_bytes * r.multiplier;
-    e.time_s = op_step_time_s(r);
-    e.time_at_stake_s = saving;
-    items.push_back(std::move(e));
-    c.claims.push_back({op.instruction, saving});
+    claim_op(ctx, op, saving,
+             absl::StrCat(groups, " groups, ", format_flops(r.matrix_flops), " dense: ",
+                          format_flops(r.matrix_flops / static_cast<double>(groups)), " grouped"),
+             c, items);
     total += saving;
     flops += r.matrix_flops * r.multiplier;
   }
@@ -367,6 +359,176 @@ void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out) {
   text.arithmetic = absl::StrCat("per op, its time x (1 - 1/G) x executions: ",
                                  sum_text(items, total));
   add_candidate(std::move(c), std::move(text), std::move(items), 0, out);
+}
+
+namespace {
+
+// Elements of an array shape (0 for anything else).
+double array_elements(const Shape& shape) {
+  if (!shape.is_array()) return 0;
+  double n = 1;
+  for (const Dimension& d : shape.dims) n *= static_cast<double>(d.size);
+  return n;
+}
+
+// The larger element count of a result's array leaves.
+double result_elements(const Shape& shape) {
+  double n = 0;
+  for_each_array_leaf(shape, [&](const Shape& leaf) { n = std::max(n, array_elements(leaf)); });
+  return n;
+}
+
+// Whether `op` reads or writes an array of at least `elements` elements.
+bool touches(const Instruction& op, double elements) {
+  if (result_elements(op.shape()) >= elements) return true;
+  for (const Instruction* o : op.operands()) {
+    if (result_elements(o->shape()) >= elements) return true;
+  }
+  return false;
+}
+
+// Whether `op` (or a computation it fuses, two levels deep) reduces an array of at least
+// `elements` elements over its last dimension: a softmax's row maximum or sum.
+bool reduces_rows(const Instruction& op, double elements, int depth = 2) {
+  if (op.opcode() == Opcode::kReduce && op.operand_count() > 0) {
+    const Shape& in = op.operand(0)->shape();
+    if (!in.is_array() || in.rank() == 0 || array_elements(in) < elements) return false;
+    for (int64_t d : op.dimensions()) {
+      if (d == in.rank() - 1) return true;
+    }
+    return false;
+  }
+  if (op.opcode() != Opcode::kFusion || depth == 0) return false;
+  const Computation* fused = op.computation_attribute(AttrId::kCalls);
+  if (fused == nullptr) return false;
+  for (const Instruction* i : fused->instructions()) {
+    if (reduces_rows(*i, elements, depth - 1)) return true;
+  }
+  return false;
+}
+
+// Whether a matmul op batches its products (over heads): a dot with batch dimensions, alone or
+// fused, or a cuBLAS call whose backend config lists some.
+bool batched_matmul(const Instruction& op) {
+  if (op.opcode() == Opcode::kCustomCall) {
+    const BackendConfig config = op.backend_config();
+    return config.find_json("/gemm_backend_config/dot_dimension_numbers/lhs_batch_dimensions/0") ||
+           config.find_json("/dot_dimension_numbers/lhs_batch_dimensions/0");
+  }
+  for (const Instruction* m : matmuls_of(op)) {
+    if (m->opcode() == Opcode::kDot && !m->dot_dimensions().lhs_batch.empty()) return true;
+  }
+  return false;
+}
+
+// The element count of the scores `op` computes, or 0: a matmul batched over heads whose result
+// ends in [queries, keys], both longer than what it contracts (the head dimension: its matrix
+// FLOPs over twice the result's elements), so that the scores outweigh the queries and keys
+// they come from.
+double score_elements(const IndexedOp& op) {
+  const Shape& shape = op.instruction->shape();
+  const Shape& out = shape.is_tuple() && !shape.elements.empty() ? shape.elements[0] : shape;
+  const double n = array_elements(out);
+  if (n <= 0 || out.rank() < 3 || !batched_matmul(*op.instruction)) return 0;
+  const double k = op.record->matrix_flops / (2 * n);
+  const bool longer = static_cast<double>(out.dims[out.rank() - 1].size) > k &&
+                      static_cast<double>(out.dims[out.rank() - 2].size) > k;
+  return longer ? n : 0;
+}
+
+}  // namespace
+
+// Attention whose scores make a round trip through HBM: a batched dot writes [queries, keys]
+// scores larger than its inputs, ops that do no matmul (masks, a softmax: a row reduction over
+// the keys among them) read and write arrays of that size, and another matmul consumes them.
+// A fused attention kernel keeps the scores on chip: at stake, the time of those ops and, of
+// the dots on either side, what they take beyond their FLOPs at the device's matmul rate.
+void unfused_attention(const Context& ctx, std::vector<Candidate>& out) {
+  const std::optional<double> bf16 = ctx.device.matrix_peak(PrimitiveType::kBF16);
+  if (!bf16 || *bf16 <= 0) return;
+  absl::flat_hash_set<const Instruction*> between, dots;
+  std::vector<const Instruction*> seeds;
+  for (const IndexedOp& op : ctx.ops) {
+    if (op.record->matrix_flops <= 0) continue;
+    const double scores = score_elements(op);
+    if (scores <= 0) continue;
+    absl::flat_hash_set<const Instruction*> seen, found_between, found_dots;
+    bool softmax = false;
+    std::vector<const Instruction*> level = consumers(*op.instruction), next;
+    for (int depth = 0; depth < 6 && !level.empty(); ++depth) {
+      next.clear();
+      for (const Instruction* u : level) {
+        if (!seen.insert(u).second) continue;
+        if (const OpPrediction* r = ctx.record(u); r != nullptr && r->matrix_flops > 0) {
+          found_dots.insert(u);
+          continue;
+        }
+        if (!touches(*u, scores)) continue;
+        found_between.insert(u);
+        softmax = softmax || reduces_rows(*u, scores);
+        for (const Instruction* c : consumers(*u)) next.push_back(c);
+      }
+      level.swap(next);
+    }
+    if (!softmax || found_dots.empty()) continue;
+    seeds.push_back(op.instruction);
+    dots.insert(op.instruction);
+    dots.insert(found_dots.begin(), found_dots.end());
+    between.insert(found_between.begin(), found_between.end());
+  }
+  if (seeds.empty()) return;
+  Candidate c;
+  std::vector<AdviceEvidence> items;
+  double total = 0, bytes = 0;
+  auto claim = [&](const IndexedOp& op, double per_run, std::string detail) {
+    if (per_run <= 0) return;
+    const double saving = per_run * op.record->multiplier;
+    claim_op(ctx, op, saving, std::move(detail), c, items);
+    total += saving;
+  };
+  for (const IndexedOp& op : ctx.ops) {
+    const OpPrediction& r = *op.record;
+    if (op_time_s(r) <= 0) continue;
+    if (between.contains(op.instruction)) {
+      bytes += r.hbm_bytes * r.multiplier;
+      claim(op, op_time_s(r),
+            absl::StrCat("score-sized, no matmul: ", format_bytes(r.hbm_bytes), " through HBM"));
+    } else if (dots.contains(op.instruction)) {
+      const std::vector<const Instruction*> fused = matmuls_of(*op.instruction);
+      const Instruction* m = fused.empty() ? op.instruction : fused.front();
+      const PrimitiveType type = m->operand_count() > 0 && m->operand(0)->shape().is_array()
+                                     ? m->operand(0)->shape().element_type
+                                     : PrimitiveType::kBF16;
+      const double peak = ctx.device.matrix_peak(type).value_or(*bf16);
+      const double compute_s = r.matrix_flops / (peak * ctx.device.matmul_efficiency);
+      claim(op, op_time_s(r) - compute_s,
+            absl::StrCat("matmul with the scores: ", format_seconds(op_time_s(r)), ", its ",
+                         format_flops(r.matrix_flops), " alone ", format_seconds(compute_s)));
+    }
+  }
+  if (items.empty() || total < ctx.min_time_s()) return;
+  FindingText text;
+  text.id = "unfused-attention";
+  text.title = "Attention scores make a round trip through HBM";
+  text.what = absl::StrCat(
+      plural(seeds.size(), "attention matmul"), " write [queries, keys] scores larger than "
+      "their inputs; ",
+      plural(between.size(), "op"), " (a softmax, masks) then move ", format_bytes(bytes),
+      " of scores through HBM a step before the next matmul reads them. A fused attention "
+      "kernel keeps the scores on chip: at stake ",
+      format_seconds(total), ", the time of those ops and what the matmuls take beyond their "
+      "FLOPs.");
+  text.fix =
+      "Use a fused attention kernel: jax.nn.dot_product_attention(q, k, v, "
+      "implementation=\"cudnn\") on NVIDIA GPUs (bf16 or fp16; is_causal=True for a causal "
+      "mask rather than a mask array), splash attention "
+      "(jax.experimental.pallas.ops.tpu.splash_attention) on TPU, or a Pallas flash-attention "
+      "kernel; in MaxText, attention=cudnn_flash_te or flash.";
+  text.arithmetic = absl::StrCat(
+      "per op, the ops between the matmuls: their time; the matmuls: their time less matrix "
+      "FLOPs / (peak x matmul efficiency), x executions: ",
+      sum_text(items, total));
+  add_candidate(std::move(c), std::move(text), std::move(items), bytes, out);
 }
 
 void unfused_elementwise(const Context& ctx, std::vector<Candidate>& out) {

@@ -562,6 +562,79 @@ TEST_CASE("dense-ragged-dot: a TPU's base-dilated convolution over every group's
   CHECK(b.find("dense-ragged-dot") == nullptr);
 }
 
+// ---- unfused-attention
+
+// Attention over 64 heads of 2048 queries and keys of 128 features, as XLA writes it without a
+// fused kernel: a batched dot writes the [64, 2048, 2048] scores, a softmax (row maximum, exp,
+// row sum, divide) reads and writes them, a second batched dot reads them. `between` replaces
+// the softmax fusion's body.
+constexpr const char* kSoftmax = R"(
+  mx = bf16[64,2048] reduce(x, lo), dimensions={2}, to_apply=maxbf
+  mb = bf16[64,2048,2048] broadcast(mx), dimensions={0,1}
+  d = bf16[64,2048,2048] subtract(x, mb)
+  e = bf16[64,2048,2048] exponential(d)
+  sm = bf16[64,2048] reduce(e, zero), dimensions={2}, to_apply=addbf
+  sb = bf16[64,2048,2048] broadcast(sm), dimensions={0,1}
+  ROOT p = bf16[64,2048,2048] divide(e, sb))";
+constexpr const char* kGelu = R"(
+  ROOT t = bf16[64,2048,2048] tanh(x))";
+
+std::string attention(int queries, const char* between) {
+  const std::string q = absl::StrCat(queries);
+  const std::string body =
+      absl::StrReplaceAll(between, {{"64,2048,2048", absl::StrCat("64,", q, ",2048")},
+                                    {"64,2048]", absl::StrCat("64,", q, "]")}});
+  return absl::StrCat(R"(HloModule m
+maxbf {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(a, b)
+}
+addbf {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+softmax {
+  x = bf16[64,)", q, R"(,2048] parameter(0)
+  lo = bf16[] constant(-inf)
+  zero = bf16[] constant(0))", body, R"(
+}
+ENTRY e {
+  q = bf16[64,)", q, R"(,128] parameter(0)
+  k = bf16[64,2048,128] parameter(1)
+  v = bf16[64,2048,128] parameter(2)
+  s = bf16[64,)", q, R"(,2048] dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={2},
+    rhs_batch_dims={0}, rhs_contracting_dims={2}
+  p = bf16[64,)", q, R"(,2048] fusion(s), kind=kInput, calls=softmax
+  ROOT o = bf16[64,)", q, R"(,128] dot(p, v), lhs_batch_dims={0}, lhs_contracting_dims={2},
+    rhs_batch_dims={0}, rhs_contracting_dims={1}
+})");
+}
+
+TEST_CASE("unfused-attention: scores through HBM between two batched dots") {
+  auto a = advise_text(attention(2048, kSoftmax), "h100");
+  const AdviceFinding* f = a.find("unfused-attention");
+  REQUIRE(f != nullptr);
+  // At stake: the softmax's whole time, and each dot's time beyond its FLOPs at the bf16 peak x
+  // the matmul efficiency: 2 x 64 x 2048 x 2048 x 128 = 68.7 GFLOP a dot.
+  const DeviceSpec h100 = *device("h100");
+  const double flops = 2.0 * 64 * 2048 * 2048 * 128;
+  const double compute = flops / (*h100.matrix_peak(PrimitiveType::kBF16) * h100.matmul_efficiency);
+  const double expected = a.op("p").time_s + std::max(0.0, a.op("s").time_s - compute) +
+                          std::max(0.0, a.op("o").time_s - compute);
+  CHECK(f->time_at_stake_s == Approx(expected));
+  // The dot writing the scores moves 512 MiB of them, more than its FLOPs take.
+  CHECK(a.op("s").time_s > compute);
+  CHECK_THAT(f->fix, Catch::Contains("implementation=\"cudnn\""));
+  // Between the dots, no row reduction (an activation, as a batched MLP has): not attention.
+  auto b = advise_text(attention(2048, kGelu), "h100");
+  CHECK(b.find("unfused-attention") == nullptr);
+  // One query a head (a decode step): the scores are smaller than the keys they come from.
+  auto c = advise_text(attention(1, kSoftmax), "h100");
+  CHECK(c.find("unfused-attention") == nullptr);
+}
+
 // ---- f32-matmul
 
 // d32: 2 x 1024^3 = 2147483648 FLOP at the f32 peak 6.7e13 = 32.05 us (HBM 12 MiB / 3.35e12 =
@@ -801,7 +874,7 @@ ENTRY e {
 }
 
 TEST_CASE("every rule has a documented id; the advice names its device") {
-  CHECK(advice_rule_ids().size() == 15);
+  CHECK(advice_rule_ids().size() == 16);
   absl::StatusOr<Module> m = parse_module("HloModule m\nENTRY e { ROOT p = f32[] parameter(0) }");
   REQUIRE_OK(m);
   // The device is a parameter (no options struct holds it): nothing to predict, nothing found.

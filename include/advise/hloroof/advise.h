@@ -33,8 +33,8 @@ namespace hloroof {
 struct AdviseThresholds {
   // A time finding is reported when the time it puts at stake is at least this share of the
   // step (exposed-collective, serial-loop-collective, layout-copy, padding-waste's traffic,
-  // f32-matmul, dense-ragged-dot, unfused-elementwise, host-transfer, replicated-weight-gather,
-  // loop-invariant-gather, host-launched-loop).
+  // f32-matmul, dense-ragged-dot, unfused-attention, unfused-elementwise, host-transfer,
+  // replicated-weight-gather, loop-invariant-gather, host-launched-loop).
   double min_step_share = 0.01;
   // small-ops: at least this many op executions bound by the per-op overhead, and their
   // overhead at least `small_ops_min_step_share` of the step.
