@@ -2,6 +2,7 @@
 // unfused-attention, unfused-elementwise, small-ops, host-launched-loop, scatter-repeats,
 // unknown-cost.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "hloroof/shape_text.h"
 #include "hloroof/units.h"
 #include "hloroof/absl_compat.h"
+#include "ir/shape_util.h"
 #include "predict/gpu_families.h"
 #include "util/string_view_hash.h"
 
@@ -247,10 +249,10 @@ bool from_ragged_dot(std::string_view op_name) {
 }
 
 // The product of `shape`'s dimensions at `dims`.
-int64_t dims_product(const Shape& shape, IntList dims) {
-  int64_t n = 1;
+double dims_product(const Shape& shape, IntList dims) {
+  double n = 1;
   for (int64_t d : dims) {
-    if (d >= 0 && d < shape.rank()) n *= shape.dims[d].size;
+    if (d >= 0 && d < shape.rank()) n *= static_cast<double>(shape.dims[d].size);
   }
   return n;
 }
@@ -274,8 +276,9 @@ bool groups_fit(const Instruction& matmul, int64_t g) {
   for (int64_t d : dims.lhs_batch) {
     if (d >= 0 && d < lhs.rank() && lhs.dims[d].size == g) return true;
   }
-  const int64_t contracting = dims_product(lhs, dims.lhs_contracting);
-  return contracting > g && contracting % g == 0;
+  const double contracting = dims_product(lhs, dims.lhs_contracting);
+  const double groups = static_cast<double>(g);
+  return contracting > groups && std::fmod(contracting, groups) == 0;
 }
 
 // The number of groups of a dense ragged dot: the length of the first integer vector (the
@@ -295,10 +298,12 @@ int64_t ragged_groups(const Instruction& op, const Instruction& matmul) {
                                is_unsigned_integral(s.element_type))) {
           continue;
         }
-        int64_t g = 1, long_dims = 0;
+        // A vector: one dimension other than 1, its size g.
+        int64_t g = 0, long_dims = 0;
         for (const Dimension& d : s.dims) {
-          if (d.size != 1) ++long_dims;
-          g *= d.size;
+          if (d.size == 1) continue;
+          ++long_dims;
+          g = d.size;
         }
         if (long_dims == 1 && g >= 2 && groups_fit(matmul, g)) return g;
       }
@@ -363,12 +368,10 @@ void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out) {
 
 namespace {
 
-// Elements of an array shape (0 for anything else).
+// Elements of an array shape (0 for anything else, or a count that does not fit).
 double array_elements(const Shape& shape) {
-  if (!shape.is_array()) return 0;
-  double n = 1;
-  for (const Dimension& d : shape.dims) n *= static_cast<double>(d.size);
-  return n;
+  return shape.is_array() ? static_cast<double>(std::max<int64_t>(0, detail::element_count(shape)))
+                          : 0;
 }
 
 // The larger element count of a result's array leaves.
