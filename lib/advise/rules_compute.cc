@@ -283,14 +283,17 @@ bool groups_fit(const Instruction& matmul, int64_t g) {
 
 // The number of groups of a dense ragged dot: the length of the first integer vector (the
 // group sizes, or their ends: s32[G], s32[G,1]) among the ops at most four steps above `op`
-// that fits `matmul` (groups_fit); 0 when none does.
+// that fits `matmul` (groups_fit); 0 when none does. The group sizes sit a few ops up; the walk
+// stops after 256 ops, so that a program of many such dots under wide ops stays linear.
 int64_t ragged_groups(const Instruction& op, const Instruction& matmul) {
+  constexpr size_t kMostOps = 256;
   std::vector<const Instruction*> level = {&op}, next;
   absl::flat_hash_set<const Instruction*> seen = {&op};
   for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
     next.clear();
     for (const Instruction* i : level) {
       for (const Instruction* o : i->operands()) {
+        if (seen.size() > kMostOps) return 0;
         if (!seen.insert(o).second) continue;
         next.push_back(o);
         const Shape& s = o->shape();
@@ -329,9 +332,10 @@ void dense_ragged_dot(const Context& ctx, std::vector<Candidate>& out) {
     const OpPrediction& r = *op.record;
     if (r.matrix_flops <= 0 || op_time_s(r) <= 0) continue;
     int64_t groups = 0;
+    const bool op_named = from_ragged_dot(op.instruction->op_name());
     for (const Instruction* m : matmuls_of(*op.instruction)) {
       if (m->opcode() != Opcode::kDot && m->opcode() != Opcode::kConvolution) continue;
-      if (!from_ragged_dot(m->op_name()) && !from_ragged_dot(op.instruction->op_name())) continue;
+      if (!op_named && !from_ragged_dot(m->op_name())) continue;
       groups = std::max(groups, ragged_groups(*op.instruction, *m));
     }
     if (groups < 2) continue;
@@ -414,9 +418,8 @@ bool reduces_rows(const Instruction& op, double elements, int depth = 2) {
 // fused, or a cuBLAS call whose backend config lists some.
 bool batched_matmul(const Instruction& op) {
   if (op.opcode() == Opcode::kCustomCall) {
-    const BackendConfig config = op.backend_config();
-    return config.find_json("/gemm_backend_config/dot_dimension_numbers/lhs_batch_dimensions/0") ||
-           config.find_json("/dot_dimension_numbers/lhs_batch_dimensions/0");
+    const std::optional<GemmDimensions> dims = op.backend_config().gemm_dimensions();
+    return dims && !dims->lhs_batch.empty();
   }
   for (const Instruction* m : matmuls_of(op)) {
     if (m->opcode() == Opcode::kDot && !m->dot_dimensions().lhs_batch.empty()) return true;

@@ -61,22 +61,6 @@ const Shape& first_result(const Shape& shape) {
   return shape.is_tuple() && !shape.elements.empty() ? shape.elements[0] : shape;
 }
 
-// The lhs contracting dims of a GEMM's backend config, in the current layout
-// (`gemm_backend_config` object) or the older flat one. Integers may be JSON strings.
-std::optional<std::vector<int64_t>> lhs_contracting_dims(const BackendConfig& config) {
-  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
-    const std::string list =
-        std::string(prefix) + "/dot_dimension_numbers/lhs_contracting_dimensions";
-    if (!config.find_json(list)) continue;
-    std::vector<int64_t> dims;
-    while (std::optional<int64_t> d = config.find_int(list + "/" + std::to_string(dims.size()))) {
-      dims.push_back(*d);
-    }
-    return dims;
-  }
-  return std::nullopt;
-}
-
 // The operands are read; only the result proper is written: a GEMM's or convolution's tuple
 // also holds a scratch buffer, which is not output.
 void charge_result_only(const OpView& op, ByteTally& tally, Model model) {
@@ -87,11 +71,10 @@ void charge_result_only(const OpView& op, ByteTally& tally, Model model) {
 bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   const Shape* lhs = op.operand_shape(0);
   const Shape* rhs = op.operand_shape(1);
-  std::optional<std::vector<int64_t>> contracting =
-      lhs_contracting_dims(op.instruction->backend_config());
-  if (lhs == nullptr || rhs == nullptr || !contracting) return false;
+  std::optional<GemmDimensions> dims = op.instruction->backend_config().gemm_dimensions();
+  if (lhs == nullptr || rhs == nullptr || !dims) return false;
   double k = 1;
-  for (int64_t d : *contracting) {
+  for (int64_t d : dims->lhs_contracting) {
     if (d < 0 || d >= lhs->rank()) return false;
     k *= static_cast<double>(lhs->dims[d].size);
   }

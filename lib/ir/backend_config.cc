@@ -127,6 +127,44 @@ std::optional<KernelTimeEstimate> BackendConfig::kernel_time_estimate() const {
   return std::nullopt;
 }
 
+std::optional<GemmDimensions> BackendConfig::gemm_dimensions() const {
+  // Checked by name first, as kernel_time_estimate is: asked of every custom call.
+  if (text_.find("lhs_contracting_dimensions") == std::string_view::npos) return std::nullopt;
+  const json& doc = decoded(text_);
+  if (!doc.is_object()) return std::nullopt;
+  auto ints = [](const json& holder, const char* field) {
+    std::vector<int64_t> out;
+    auto it = holder.find(field);
+    if (it == holder.end() || !it->is_array()) return out;
+    for (const json& v : *it) {
+      int64_t d = 0;
+      if (v.is_number_integer()) {
+        d = v.get<int64_t>();
+      } else if (!v.is_string() || !absl::SimpleAtoi(sv(v.get_ref<const std::string&>()), &d)) {
+        break;
+      }
+      out.push_back(d);
+    }
+    return out;
+  };
+  for (const char* parent : {"gemm_backend_config", ""}) {
+    const json* holder = &doc;
+    if (*parent != '\0') {
+      auto it = doc.find(parent);
+      if (it == doc.end() || !it->is_object()) continue;
+      holder = &*it;
+    }
+    auto dims = holder->find("dot_dimension_numbers");
+    if (dims == holder->end() || !dims->is_object() ||
+        !dims->contains("lhs_contracting_dimensions")) {
+      continue;
+    }
+    return GemmDimensions{ints(*dims, "lhs_batch_dimensions"),
+                          ints(*dims, "lhs_contracting_dimensions")};
+  }
+  return std::nullopt;
+}
+
 bool BackendConfig::is_json() const { return !decoded(text_).is_discarded(); }
 
 std::optional<int64_t> BackendConfig::find_int(std::string_view json_pointer) const {

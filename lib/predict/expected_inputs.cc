@@ -152,40 +152,25 @@ void add_dot(const Instruction& dot, const DeviceSpec& device, std::vector<GemmC
                  1, unaligned_gemm_row(lhs, rhs, dot.shape())});
 }
 
-std::vector<int64_t> int_list(const BackendConfig& config, const std::string& pointer) {
-  std::vector<int64_t> out;
-  while (std::optional<int64_t> d = config.find_int(absl::StrCat(pointer, "/", out.size()))) {
-    out.push_back(*d);
-    if (out.size() > 64) break;
-  }
-  return out;
-}
-
 void add_cublas(const Instruction& call, const DeviceSpec& device, std::vector<GemmCall>& out) {
   if (call.operand_count() < 2) return;
   const Shape& lhs = call.operand(0)->shape();
   const Shape& rhs = call.operand(1)->shape();
   if (!lhs.is_array() || !rhs.is_array()) return;
-  const BackendConfig config = call.backend_config();
-  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
-    const std::string base = absl::StrCat(sv(prefix), "/dot_dimension_numbers/");
-    if (!config.find_json(base + "lhs_contracting_dimensions")) continue;
-    const std::vector<int64_t> contracting = int_list(config, base + "lhs_contracting_dimensions");
-    const std::vector<int64_t> batch = int_list(config, base + "lhs_batch_dimensions");
-    std::optional<measured::GemmShape> g = gemm_shape(lhs, rhs, batch, contracting);
-    if (!g) return;
-    bool highest = false, tf32 = false;
-    gemm_precision(call, highest, tf32);
-    const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
-    // The result: the call's first tuple element (the second is its workspace).
-    const Shape& result = call.shape().is_tuple() && !call.shape().elements.empty()
-                              ? call.shape().elements.front()
-                              : call.shape();
-    out.push_back({*g, lhs.element_type, rhs.element_type,
-                   matrix_unit(device, type, highest, tf32), 1,
-                   unaligned_gemm_row(lhs, rhs, result)});
-    return;
-  }
+  const std::optional<GemmDimensions> dims = call.backend_config().gemm_dimensions();
+  if (!dims) return;
+  std::optional<measured::GemmShape> g =
+      gemm_shape(lhs, rhs, dims->lhs_batch, dims->lhs_contracting);
+  if (!g) return;
+  bool highest = false, tf32 = false;
+  gemm_precision(call, highest, tf32);
+  const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
+  // The result: the call's first tuple element (the second is its workspace).
+  const Shape& result = call.shape().is_tuple() && !call.shape().elements.empty()
+                            ? call.shape().elements.front()
+                            : call.shape();
+  out.push_back({*g, lhs.element_type, rhs.element_type, matrix_unit(device, type, highest, tf32),
+                 1, unaligned_gemm_row(lhs, rhs, result)});
 }
 
 // Calls fn(op) for `i`, or, when `i` is a fusion, for every op its fused computation runs

@@ -36,7 +36,6 @@ void append_quoted(std::string* out, std::string_view value) {
   out->push_back('"');
 }
 
-
 // Floats print with %g at 6 significant digits, or 9 when 6 would not read back as the same
 // f32 (syntax 1.5).
 void append_float(std::string* out, double v) {

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 namespace hloroof {
 namespace {
@@ -87,6 +88,42 @@ TEST_CASE("lookups in a row decode a text once, and any other bytes anew") {
   CHECK_FALSE(BackendConfig(a).find_int("k"));
   CHECK_FALSE(BackendConfig(a).find_int("/missing/n"));
   CHECK_FALSE(BackendConfig("").find_int("/k/n"));
+}
+
+TEST_CASE("a GEMM call's dimension numbers are read in either layout XLA writes") {
+  // Current XLA: under gemm_backend_config, 64-bit integers as JSON strings.
+  std::optional<GemmDimensions> nested = BackendConfig(
+      R"({"operation_queue_id":"0","gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":)"
+      R"({"lhs_contracting_dimensions":["3"],"rhs_contracting_dimensions":["3"],)"
+      R"("lhs_batch_dimensions":["0","1"],"rhs_batch_dimensions":["0","1"]}}})")
+                                             .gemm_dimensions();
+  REQUIRE(nested);
+  CHECK(nested->lhs_batch == std::vector<int64_t>{0, 1});
+  CHECK(nested->lhs_contracting == std::vector<int64_t>{3});
+
+  // Older XLA: at the top level, numbers; no batch dimensions listed.
+  std::optional<GemmDimensions> flat =
+      BackendConfig(R"({"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":[1],)"
+                    R"("rhs_contracting_dimensions":[0]}})")
+          .gemm_dimensions();
+  REQUIRE(flat);
+  CHECK(flat->lhs_batch.empty());
+  CHECK(flat->lhs_contracting == std::vector<int64_t>{1});
+
+  // A list stops at its first entry that is not an integer.
+  std::optional<GemmDimensions> odd = BackendConfig(
+      R"({"dot_dimension_numbers":{"lhs_contracting_dimensions":[2,"x",4]}})")
+                                          .gemm_dimensions();
+  REQUIRE(odd);
+  CHECK(odd->lhs_contracting == std::vector<int64_t>{2});
+
+  // No contracting list, in either place: not a GEMM's config.
+  CHECK_FALSE(BackendConfig(R"({"gemm_backend_config":{"dot_dimension_numbers":)"
+                            R"({"lhs_batch_dimensions":["0"]}}})")
+                  .gemm_dimensions());
+  CHECK_FALSE(BackendConfig(R"({"lhs_contracting_dimensions":[1]})").gemm_dimensions());
+  CHECK_FALSE(BackendConfig("lhs_contracting_dimensions").gemm_dimensions());
+  CHECK_FALSE(BackendConfig("").gemm_dimensions());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hloroof {
 
@@ -19,6 +20,13 @@ struct KernelTimeEstimate {
   double memory_access_time_s = 0;  // its memory reads and writes, 0 when not given
   std::string model;                // the estimating model's name ("sol", ...), may be empty
   std::string key;                  // where it sat, e.g. "fusion_backend_config.reification_cost"
+};
+
+// The left operand's dimensions a GEMM custom call (cuBLAS, cuBLASLt) multiplies over, as its
+// backend config's dot_dimension_numbers give them.
+struct GemmDimensions {
+  std::vector<int64_t> lhs_batch;
+  std::vector<int64_t> lhs_contracting;
 };
 
 // A view of the decoded backend_config text. Lookups decode it as JSON (a thread keeps the last
@@ -48,6 +56,11 @@ class BackendConfig {
   // XLA writes `"reification_cost":[]` on most instructions, and older versions only
   // end_to_end_cycles, which needs the clock the estimate assumed.
   std::optional<KernelTimeEstimate> kernel_time_estimate() const;
+
+  // A GEMM call's dimension numbers, read under `gemm_backend_config` (current XLA) or at the
+  // top level (older XLA); nullopt when neither lists lhs_contracting_dimensions. Integers may
+  // be JSON strings; a list stops at its first entry that is not an integer.
+  std::optional<GemmDimensions> gemm_dimensions() const;
 
  private:
   std::string_view text_;
