@@ -12,6 +12,8 @@ every run must end as an error or a result within a constant factor of its file:
   tiny instrs     N instructions of 4 bytes each (only a parameter number): refused
   iota shardings  N parameters of HLO text sharded over 2^20 devices in iota form
   mesh groups     N all-reduces of HLO text over a mesh of 2^20 devices, run through `cost`
+  ragged dots     N dots named ragged_dot, each of one concatenation of N parameters, through
+                  `advise` (its ragged-dot rule walks up each dot's operands for group sizes)
 
   python3 bench/hostile_scaling.py [--hloroof build/tools/hloroof] [--command memory]
                                    [--family NAME]
@@ -126,6 +128,22 @@ def mesh_groups(n):
     return b"\n".join(lines)
 
 
+def ragged_dots(n):
+    lines = [b"HloModule ragged_dots\n\nENTRY main {",
+             b"  w = f32[64,64]{1,0} parameter(0)"]
+    for k in range(n):
+        lines.append(b"  p%d = f32[1,64]{1,0} parameter(%d)" % (k, k + 1))
+    lines.append(b"  c = f32[%d,64]{1,0} concatenate(%s), dimensions={0}"
+                 % (n, b", ".join(b"p%d" % k for k in range(n))))
+    for k in range(n):
+        lines.append(b"  d%d = f32[%d,64]{1,0} dot(c, w), lhs_contracting_dims={1}, "
+                     b"rhs_contracting_dims={0}, metadata={op_name=\"jit(f)/ragged_dot\"}"
+                     % (k, n))
+    lines.append(b"  ROOT t = (%s) tuple(%s)\n}\n"
+                 % (b", ".join([b"f32[%d,64]" % n] * n), b", ".join(b"d%d" % k for k in range(n))))
+    return b"\n".join(lines)
+
+
 # (name, generator, sizes, file suffix, command: None for --command)
 FAMILIES = [
     ("operand names", operand_names, [1024, 2048, 4096, 8192, 16384, 32768], ".hlo.pb", None),
@@ -139,6 +157,7 @@ FAMILIES = [
      None),
     ("iota shardings", iota_shardings, [100, 200, 400, 800, 1600], ".hlo", None),
     ("mesh groups", mesh_groups, [25, 50, 100, 200, 400], ".hlo", "cost"),
+    ("ragged dots", ragged_dots, [1000, 2000, 4000, 8000], ".hlo", "advise"),
 ]
 
 
@@ -166,7 +185,7 @@ def main():
     ap.add_argument("--command", default="memory")
     ap.add_argument("--family", help="one family only (its name, as printed)")
     args = ap.parse_args()
-    print(f"hloroof {args.command} FILE (mesh groups: cost): seconds and peak resident memory")
+    print(f"hloroof {args.command} FILE (mesh groups: cost; ragged dots: advise): seconds and peak resident memory")
     print(f"{'family':15} {'N':>9} {'file MB':>8} {'s':>6} {'peak MB':>8}  ended")
     with tempfile.TemporaryDirectory() as scratch:
         for name, make, sizes, suffix, command in FAMILIES:

@@ -82,7 +82,7 @@ from ._inputs import (_count, _files, _input, _options, _path_argument, _predict
 from ._results import Calibration, Comparison, ProfileComparison, Record  # noqa: F401
 
 __all__ = [
-    "parse", "cost", "predict", "memory", "advise", "calibrate", "compare", "compare_profile",
+    "parse", "cost", "predict", "predict_step_time", "memory", "advise", "calibrate", "compare", "compare_profile",
     "profile_modules",
     "diff", "devices", "device", "resolve_device", "DeviceTarget", "Advice", "AdviceFinding",
     "AdviceEvidence", "Calibration", "Comparison", "ProfileComparison", "Record", "Analysis",
@@ -148,6 +148,11 @@ def predict(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None,
     prediction = _hloroof._predict(source.module, target, opts, notes, source.keep)
     prediction._source = source.module if source.keep else source.text  # for write_xspace
     return prediction
+
+
+# The C++ library's name for the same call (`hloroof::predict_step_time(hlo_text, "tpu_v5e")`),
+# so that code moves between the two languages unchanged.
+predict_step_time = predict
 
 
 def advise(module_or_text: _Text, device: Union[str, DeviceSpec, None] = None, top: int = 0,

@@ -173,6 +173,15 @@ def test_v5e_train_step_figures_of_the_examples_readme(v5e_text):
     assert all(op.collective.exposed_s == 0 for op in gathers)
 
 
+def test_predict_step_time_is_the_c_plus_plus_name_of_predict(v5e_text):
+    # The call as C++ users write it, from text with the slice inferred from the module.
+    p = hloroof.predict_step_time(v5e_text, "tpu_v5e")
+    q = hloroof.predict(v5e_text, "tpu_v5e")
+    assert (p.device, p.topology) == ("tpu_v5e", "2x2")
+    assert p.step_time_s == q.step_time_s and p.roofline_step_time_s == q.roofline_step_time_s
+    assert p.step_time_s >= 11544872091648.0 / 1.97e14  # the compute floor, as above
+
+
 def test_tpu_predictions_say_what_they_rest_on(v5e_text):
     # Every TPU prediction names what is measured, fitted, borrowed or assumed, in Python and
     # in the CLI's JSON alike (docs/prediction-model.md, "Measured models (TPUs)").
