@@ -418,8 +418,8 @@ bool reduces_rows(const Instruction& op, double elements, int depth = 2) {
 // fused, or a cuBLAS call whose backend config lists some.
 bool batched_matmul(const Instruction& op) {
   if (op.opcode() == Opcode::kCustomCall) {
-    const std::optional<GemmDimensions> dims = op.backend_config().gemm_dimensions();
-    return dims && !dims->lhs_batch.empty();
+    const std::optional<GemmConfig> config = op.backend_config().gemm_config();
+    return config && !config->lhs_batch.empty();
   }
   for (const Instruction* m : matmuls_of(op)) {
     if (m->opcode() == Opcode::kDot && !m->dot_dimensions().lhs_batch.empty()) return true;

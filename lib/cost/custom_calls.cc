@@ -71,10 +71,10 @@ void charge_result_only(const OpView& op, ByteTally& tally, Model model) {
 bool gemm_cost(const OpView& op, OpCost& cost, ByteTally& tally) {
   const Shape* lhs = op.operand_shape(0);
   const Shape* rhs = op.operand_shape(1);
-  std::optional<GemmDimensions> dims = op.instruction->backend_config().gemm_dimensions();
-  if (lhs == nullptr || rhs == nullptr || !dims) return false;
+  std::optional<GemmConfig> config = op.instruction->backend_config().gemm_config();
+  if (lhs == nullptr || rhs == nullptr || !config) return false;
   double k = 1;
-  for (int64_t d : dims->lhs_contracting) {
+  for (int64_t d : config->lhs_contracting) {
     if (d < 0 || d >= lhs->rank()) return false;
     k *= static_cast<double>(lhs->dims[d].size);
   }

@@ -127,7 +127,7 @@ std::optional<KernelTimeEstimate> BackendConfig::kernel_time_estimate() const {
   return std::nullopt;
 }
 
-std::optional<GemmDimensions> BackendConfig::gemm_dimensions() const {
+std::optional<GemmConfig> BackendConfig::gemm_config() const {
   // Checked by name first, as kernel_time_estimate is: asked of every custom call.
   if (text_.find("lhs_contracting_dimensions") == std::string_view::npos) return std::nullopt;
   const json& doc = decoded(text_);
@@ -159,8 +159,24 @@ std::optional<GemmDimensions> BackendConfig::gemm_dimensions() const {
         !dims->contains("lhs_contracting_dimensions")) {
       continue;
     }
-    return GemmDimensions{ints(*dims, "lhs_batch_dimensions"),
-                          ints(*dims, "lhs_contracting_dimensions")};
+    GemmConfig g;
+    g.lhs_batch = ints(*dims, "lhs_batch_dimensions");
+    g.lhs_contracting = ints(*dims, "lhs_contracting_dimensions");
+    auto precision = holder->find("precision_config");
+    if (precision != holder->end() && precision->is_object()) {
+      auto operands = precision->find("operand_precision");
+      if (operands != precision->end() && operands->is_array()) {
+        for (const json& p : *operands) {
+          if (!p.is_string()) break;
+          g.operand_precision.push_back(p.get<std::string>());
+        }
+      }
+      auto algorithm = precision->find("algorithm");
+      if (algorithm != precision->end() && algorithm->is_string()) {
+        g.algorithm = algorithm->get<std::string>();
+      }
+    }
+    return g;
   }
   return std::nullopt;
 }

@@ -54,21 +54,13 @@ void dot_precision(const Instruction& dot, bool& highest, bool& tf32) {
   }
 }
 
-void gemm_precision(const Instruction& call, bool& highest, bool& tf32) {
-  const BackendConfig config = call.backend_config();
-  for (std::string_view prefix : {"/gemm_backend_config", ""}) {
-    for (int i = 0; i < 2; ++i) {
-      std::optional<std::string> p = config.find_string(
-          absl::StrCat(sv(prefix), "/precision_config/operand_precision/", i));
-      if (p && absl::EqualsIgnoreCase(*p, "HIGHEST")) highest = true;
-    }
-    if (std::optional<std::string> a =
-            config.find_string(absl::StrCat(sv(prefix), "/precision_config/algorithm"))) {
-      const std::string upper = absl::AsciiStrToUpper(*a);
-      if (absl::StrContains(upper, "F32_F32_F32")) highest = true;
-      if (absl::StrContains(upper, "TF32")) tf32 = true;
-    }
+void gemm_precision(const GemmConfig& gemm, bool& highest, bool& tf32) {
+  for (const std::string& p : gemm.operand_precision) {
+    if (absl::EqualsIgnoreCase(p, "HIGHEST")) highest = true;
   }
+  const std::string upper = absl::AsciiStrToUpper(gemm.algorithm);
+  if (absl::StrContains(upper, "F32_F32_F32")) highest = true;
+  if (absl::StrContains(upper, "TF32")) tf32 = true;
 }
 
 double product(const Shape& s, absl::Span<const int64_t> dims) {
@@ -157,13 +149,13 @@ void add_cublas(const Instruction& call, const DeviceSpec& device, std::vector<G
   const Shape& lhs = call.operand(0)->shape();
   const Shape& rhs = call.operand(1)->shape();
   if (!lhs.is_array() || !rhs.is_array()) return;
-  const std::optional<GemmDimensions> dims = call.backend_config().gemm_dimensions();
-  if (!dims) return;
+  const std::optional<GemmConfig> config = call.backend_config().gemm_config();
+  if (!config) return;
   std::optional<measured::GemmShape> g =
-      gemm_shape(lhs, rhs, dims->lhs_batch, dims->lhs_contracting);
+      gemm_shape(lhs, rhs, config->lhs_batch, config->lhs_contracting);
   if (!g) return;
   bool highest = false, tf32 = false;
-  gemm_precision(call, highest, tf32);
+  gemm_precision(*config, highest, tf32);
   const PrimitiveType type = cost::matrix_operand_type(lhs.element_type, rhs.element_type);
   // The result: the call's first tuple element (the second is its workspace).
   const Shape& result = call.shape().is_tuple() && !call.shape().elements.empty()

@@ -90,40 +90,47 @@ TEST_CASE("lookups in a row decode a text once, and any other bytes anew") {
   CHECK_FALSE(BackendConfig("").find_int("/k/n"));
 }
 
-TEST_CASE("a GEMM call's dimension numbers are read in either layout XLA writes") {
+TEST_CASE("a GEMM call's dimensions and precision are read in either layout XLA writes") {
   // Current XLA: under gemm_backend_config, 64-bit integers as JSON strings.
-  std::optional<GemmDimensions> nested = BackendConfig(
-      R"({"operation_queue_id":"0","gemm_backend_config":{"alpha_real":1,"dot_dimension_numbers":)"
-      R"({"lhs_contracting_dimensions":["3"],"rhs_contracting_dimensions":["3"],)"
-      R"("lhs_batch_dimensions":["0","1"],"rhs_batch_dimensions":["0","1"]}}})")
-                                             .gemm_dimensions();
+  const std::optional<GemmConfig> nested =
+      BackendConfig(R"({"operation_queue_id":"0","gemm_backend_config":{"alpha_real":1,)"
+                    R"("dot_dimension_numbers":{"lhs_contracting_dimensions":["3"],)"
+                    R"("rhs_contracting_dimensions":["3"],)"
+                    R"("lhs_batch_dimensions":["0","1"],"rhs_batch_dimensions":["0","1"]},)"
+                    R"("precision_config":{"operand_precision":["DEFAULT","HIGHEST"],)"
+                    R"("algorithm":"ALG_DOT_TF32_TF32_F32"}}})")
+          .gemm_config();
   REQUIRE(nested);
   CHECK(nested->lhs_batch == std::vector<int64_t>{0, 1});
   CHECK(nested->lhs_contracting == std::vector<int64_t>{3});
+  CHECK(nested->operand_precision == std::vector<std::string>{"DEFAULT", "HIGHEST"});
+  CHECK(nested->algorithm == "ALG_DOT_TF32_TF32_F32");
 
   // Older XLA: at the top level, numbers; no batch dimensions listed.
-  std::optional<GemmDimensions> flat =
+  const std::optional<GemmConfig> flat =
       BackendConfig(R"({"alpha_real":1,"dot_dimension_numbers":{"lhs_contracting_dimensions":[1],)"
                     R"("rhs_contracting_dimensions":[0]}})")
-          .gemm_dimensions();
+          .gemm_config();
   REQUIRE(flat);
   CHECK(flat->lhs_batch.empty());
   CHECK(flat->lhs_contracting == std::vector<int64_t>{1});
+  CHECK(flat->operand_precision.empty());  // no precision_config
+  CHECK(flat->algorithm.empty());
 
   // A list stops at its first entry that is not an integer.
-  std::optional<GemmDimensions> odd = BackendConfig(
-      R"({"dot_dimension_numbers":{"lhs_contracting_dimensions":[2,"x",4]}})")
-                                          .gemm_dimensions();
+  const std::optional<GemmConfig> odd =
+      BackendConfig(R"({"dot_dimension_numbers":{"lhs_contracting_dimensions":[2,"x",4]}})")
+          .gemm_config();
   REQUIRE(odd);
   CHECK(odd->lhs_contracting == std::vector<int64_t>{2});
 
   // No contracting list, in either place: not a GEMM's config.
   CHECK_FALSE(BackendConfig(R"({"gemm_backend_config":{"dot_dimension_numbers":)"
                             R"({"lhs_batch_dimensions":["0"]}}})")
-                  .gemm_dimensions());
-  CHECK_FALSE(BackendConfig(R"({"lhs_contracting_dimensions":[1]})").gemm_dimensions());
-  CHECK_FALSE(BackendConfig("lhs_contracting_dimensions").gemm_dimensions());
-  CHECK_FALSE(BackendConfig("").gemm_dimensions());
+                  .gemm_config());
+  CHECK_FALSE(BackendConfig(R"({"lhs_contracting_dimensions":[1]})").gemm_config());
+  CHECK_FALSE(BackendConfig("lhs_contracting_dimensions").gemm_config());
+  CHECK_FALSE(BackendConfig("").gemm_config());
 }
 
 }  // namespace

@@ -498,6 +498,50 @@ TEST_CASE("precision: f32 dots on tensor cores at DEFAULT, f32 units at HIGHEST"
   CHECK(tpu.op("d").model() == "gemm table tpu7x (measured on tpu7x, borrowed)");
 }
 
+// A cuBLAS call of an f32 [4096,4096] x [4096,4096] product whose backend config gives
+// `precision`, `algorithm` as XLA writes them, under gemm_backend_config or (`flat`) at the
+// top level as older XLA did.
+std::string cublas_f32_module(std::string_view precision, std::string_view algorithm,
+                              bool flat = false) {
+  const std::string gemm = absl::StrCat(
+      R"("alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],)",
+      R"("rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],)",
+      R"("rhs_batch_dimensions":[]},"precision_config":{"operand_precision":[")", sv(precision),
+      R"(",")", sv(precision), R"("],"algorithm":")", sv(algorithm),
+      R"("},"epilogue":"DEFAULT")");
+  const std::string config =
+      flat ? absl::StrCat("{", gemm, "}") : absl::StrCat(R"({"gemm_backend_config":{)", gemm, "}}");
+  return absl::StrCat(R"(HloModule m
+
+ENTRY e {
+  a = f32[4096,4096]{1,0} parameter(0)
+  b = f32[4096,4096]{1,0} parameter(1)
+  g = (f32[4096,4096]{1,0}, s8[33554432]{0}) custom-call(a, b), custom_call_target="__cublas$gemm", backend_config=)",
+                      config, R"(
+  ROOT r = f32[4096,4096]{1,0} get-tuple-element(g), index=0
+}
+)");
+}
+
+TEST_CASE("precision: a cuBLAS call's config says TF32 or f32 units, in either layout") {
+  // As the dot above: 1.374e11 FLOP; at DEFAULT the measured TF32 table's 4.0315e14 FLOP/s ->
+  // 340.9 us; at HIGHEST, or with an f32 x f32 -> f32 algorithm, no faster than the CUDA
+  // cores' 6.7e13 FLOP/s: 2.051 ms.
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  auto tf32 = testing::predict(cublas_f32_module("DEFAULT", "ALG_UNSET"), "h100");
+  CHECK(tf32.op("g").time_s - 1e-6 == Approx(flops / 403149640735319.0).epsilon(0.10));
+  for (bool flat : {false, true}) {
+    auto highest = testing::predict(cublas_f32_module("HIGHEST", "ALG_UNSET", flat), "h100");
+    CHECK(highest.op("g").time_s >= flops / 6.7e13);
+    auto algorithm =
+        testing::predict(cublas_f32_module("DEFAULT", "ALG_DOT_F32_F32_F32", flat), "h100");
+    CHECK(algorithm.op("g").time_s == highest.op("g").time_s);
+  }
+  // The flat layout at DEFAULT: TF32 as under gemm_backend_config.
+  auto flat = testing::predict(cublas_f32_module("DEFAULT", "ALG_UNSET", true), "h100");
+  CHECK(flat.op("g").time_s == tf32.op("g").time_s);
+}
+
 TEST_CASE("load_measured_models reads the tables a prediction then uses, once") {
   // Every built-in device: the GPUs read theirs (or borrow the H100's and B200's), the TPUs
   // and CPUs have none to read.

@@ -22,11 +22,13 @@ struct KernelTimeEstimate {
   std::string key;                  // where it sat, e.g. "fusion_backend_config.reification_cost"
 };
 
-// The left operand's dimensions a GEMM custom call (cuBLAS, cuBLASLt) multiplies over, as its
-// backend config's dot_dimension_numbers give them.
-struct GemmDimensions {
+// What a GEMM custom call's (cuBLAS, cuBLASLt) backend config says of its product: the left
+// operand's dimensions it multiplies over (dot_dimension_numbers) and its precision_config.
+struct GemmConfig {
   std::vector<int64_t> lhs_batch;
   std::vector<int64_t> lhs_contracting;
+  std::vector<std::string> operand_precision;  // "DEFAULT", "HIGHEST", ... as written
+  std::string algorithm;                       // "ALG_DOT_TF32_TF32_F32", ...; empty if none
 };
 
 // A view of the decoded backend_config text. Lookups decode it as JSON (a thread keeps the last
@@ -57,10 +59,10 @@ class BackendConfig {
   // end_to_end_cycles, which needs the clock the estimate assumed.
   std::optional<KernelTimeEstimate> kernel_time_estimate() const;
 
-  // A GEMM call's dimension numbers, read under `gemm_backend_config` (current XLA) or at the
-  // top level (older XLA); nullopt when neither lists lhs_contracting_dimensions. Integers may
-  // be JSON strings; a list stops at its first entry that is not an integer.
-  std::optional<GemmDimensions> gemm_dimensions() const;
+  // A GEMM call's config, read under `gemm_backend_config` (current XLA) or at the top level
+  // (older XLA), whichever lists lhs_contracting_dimensions; nullopt when neither does.
+  // Integers may be JSON strings; a list stops at its first entry of another type.
+  std::optional<GemmConfig> gemm_config() const;
 
  private:
   std::string_view text_;
